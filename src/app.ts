@@ -1,0 +1,53 @@
+/**
+ * buildApp(config): the whole service as one Fastify instance. Platform plugins first, then the
+ * two domains under their context paths. `main.ts` and the tests use this same wiring.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import './platform/types.js';
+import { EventBus } from './platform/events.js';
+import { loggerOptions } from './platform/logging.js';
+import { databasePlugin } from './platform/database-plugin.js';
+import { openapiPlugin } from './platform/openapi.js';
+import { actuatorPlugin } from './platform/actuator.js';
+import { appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
+
+export interface BuildOptions {
+  /** Replaces the logger built from the config (tests pass `false` or a stream). */
+  logger?: FastifyServerOptions['logger'];
+  /** PGlite only: start from this migrated data-directory snapshot. */
+  pgliteDataDir?: Blob;
+  /** Load the dev profile's demo data (default: when the profile is dev). */
+  demoData?: boolean;
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(config.logLevel),
+    bodyLimit: config.httpBodyLimitBytes,
+    trustProxy: config.trustProxy,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+    // Instants and time zones accept a string or a number (type arrays); coercion stays on.
+    ajv: { customOptions: { allowUnionTypes: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  await app.register(fp(async (instance) => {
+    instance.decorate('config', config);
+    instance.decorate('events', new EventBus(instance.log.child({ component: 'events' })));
+  }, { name: 'platform-config' }));
+
+  const demoData = options.demoData ?? config.profile === 'dev';
+  await app.register(databasePlugin, {
+    pgliteDataDir: options.pgliteDataDir,
+    startupTasks: demoData ? [async (handle) => seedAppserverDemoData(handle.db, app.log)] : [],
+  });
+  await app.register(openapiPlugin);
+  await app.register(actuatorPlugin);
+
+  await app.register(appserverPlugin, { prefix: config.appserverContextPath });
+  return app;
+}

@@ -1,0 +1,69 @@
+/**
+ * The app server's error bodies (appserver.md §0): `ErrorDetails {timestamp, status, message,
+ * path: "uri=…"}` (+ `cause`), and the 409 body of a duplicate notification, which the
+ * questionnaire app reads (`err.error.dto`, clients.md §2.1).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, type ErrorFormat } from '../platform/errors.js';
+import { isUniqueViolation } from '../platform/database.js';
+import { epochSeconds } from './instant.js';
+
+export class NotFound extends DomainError {
+  constructor(message: string) { super(404, message); }
+}
+
+/** The reference's EXPECTATION_FAILED (417) for invalid or conflicting details. */
+export class InvalidDetails extends DomainError {
+  constructor(message: string, cause?: string) { super(417, message, cause ? { cause } : undefined); }
+}
+
+export class BadRequest extends DomainError {
+  constructor(message: string) { super(400, message); }
+}
+
+export class Conflict extends DomainError {
+  constructor(message: string) { super(409, message); }
+}
+
+/** 208 ALREADY_REPORTED: the reference's answer to a repeated data message. */
+export class AlreadyExists extends DomainError {
+  constructor(message: string) { super(208, message); }
+}
+
+const DUPLICATE_NOTIFICATION = 'The Notification Already exists. Please Use update endpoint';
+
+/** A notification with the same user, sourceId, scheduledTime, title, body, type and ttlSeconds exists. */
+export class NotificationAlreadyExists extends Error {
+  constructor(readonly dto: unknown) {
+    super(DUPLICATE_NOTIFICATION);
+  }
+}
+
+const requestPath = (request: FastifyRequest) => `uri=${request.url.split('?')[0]}`;
+
+export const appserverErrorFormat: ErrorFormat = {
+  body(status, message, request, error) {
+    const cause = error instanceof DomainError ? error.details?.cause : undefined;
+    return {
+      timestamp: epochSeconds(new Date()),
+      status,
+      message,
+      ...(typeof cause === 'string' ? { cause } : {}),
+      path: requestPath(request),
+    };
+  },
+  custom(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+    if (error instanceof NotificationAlreadyExists) {
+      return reply.code(409).send({
+        message: `${DUPLICATE_NOTIFICATION} ${JSON.stringify(error.dto)}`,
+        errorMessage: DUPLICATE_NOTIFICATION,
+        dto: error.dto,
+      });
+    }
+    if (isUniqueViolation(error)) {
+      // A concurrent request won a race the service's own checks could not see.
+      return reply.code(409).send(appserverErrorFormat.body(409, 'A Constraint was violated while Persisting. The entity already exists.', request, error));
+    }
+    return undefined;
+  },
+};

@@ -1,0 +1,40 @@
+/**
+ * The app server domain (replaces RADAR-Appserver): its error bodies, JSON parsing and routes.
+ * Not wrapped in fastify-plugin, so its hooks and handlers stay inside its scope.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { createErrorHandler } from '../platform/errors.js';
+import { acceptEmptyJsonBodies } from '../platform/json-body.js';
+import type { Database } from '../platform/database.js';
+import { appserverErrorFormat } from './errors.js';
+import { component, ErrorDetails } from './schemas.js';
+import { ProjectDto } from './projects/schemas.js';
+import { FcmUserDto } from './users/schemas.js';
+import { createProjectService } from './projects/service.js';
+import { createUserService } from './users/service.js';
+import { projectRoutes } from './projects/routes.js';
+import { userRoutes } from './users/routes.js';
+
+export { seedAppserverDemoData } from './demo-data.js';
+
+export const appserverPlugin: FastifyPluginAsync = async (app) => {
+  const db: Database = app.db.db;
+
+  acceptEmptyJsonBodies(app);
+  const handler = createErrorHandler(appserverErrorFormat);
+  app.setErrorHandler(handler);
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(appserverErrorFormat.body(404, `No endpoint ${request.method} ${request.url.split('?')[0]}`, request, null));
+  });
+
+  app.addSchema(component('ErrorDetails', ErrorDetails));
+  app.addSchema(component('ProjectDto', ProjectDto));
+  app.addSchema(component('FcmUserDto', FcmUserDto));
+
+  const projects = createProjectService({ db });
+  const users = createUserService({ db });
+
+  await app.register(projectRoutes, { projects });
+  await app.register(userRoutes, { users });
+};
+

@@ -1,0 +1,133 @@
+import { bigint, bigserial, boolean, index, integer, jsonb, pgSchema, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestamps, timestamptz } from '../platform/db-columns.js';
+
+export const appserver = pgSchema('appserver');
+
+/** The ten message states of the reference (`MessageState`). */
+export const MESSAGE_STATES = ['ADDED', 'UPDATED', 'CANCELLED', 'SCHEDULED', 'EXECUTED', 'DELIVERED', 'OPENED', 'DISMISSED', 'ERRORED', 'UNKNOWN'] as const;
+export type MessageState = (typeof MESSAGE_STATES)[number];
+
+/**
+ * Where a message stands in the delivery pipeline (the scheduler's view): ADDED (stored, not on
+ * the schedule), SCHEDULED (due for sending), EXECUTED / ERRORED (sent or failed), CANCELLED
+ * (taken off the schedule without being deleted).
+ */
+export type DeliveryState = 'ADDED' | 'SCHEDULED' | 'EXECUTED' | 'ERRORED' | 'CANCELLED';
+
+export const projects = appserver.table('projects', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  projectId: text('project_id').notNull(),
+  ...timestamps(),
+}, (t) => [uniqueIndex('projects_project_id_key').on(t.projectId)]);
+
+export const users = appserver.table('users', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  // A deleted project takes its users (and through them their messages) with it.
+  projectId: bigint('project_id', { mode: 'number' }).notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  subjectId: text('subject_id').notNull(),
+  // Nullable: an unregistered device token is cleared rather than kept (the scheduler then skips).
+  fcmToken: text('fcm_token'),
+  enrolmentDate: timestamptz('enrolment_date').notNull(),
+  timezone: text('timezone').notNull(),
+  language: text('language'),
+  email: text('email'),
+  attributes: jsonb('attributes').$type<Record<string, string>>().notNull().default({}),
+  lastOpened: timestamptz('last_opened'),
+  lastDelivered: timestamptz('last_delivered'),
+  ...timestamps(),
+}, (t) => [
+  uniqueIndex('users_project_subject_key').on(t.projectId, t.subjectId),
+  uniqueIndex('users_fcm_token_key').on(t.fcmToken),
+  index('users_subject_id_idx').on(t.subjectId),
+]);
+
+/** Columns notifications and data messages share (the reference's `Message`). */
+const messageColumns = () => ({
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  // A deleted user's queue goes with them (the reference's FK had no cascade and failed instead).
+  userId: bigint('user_id', { mode: 'number' }).notNull().references(() => users.id, { onDelete: 'cascade' }),
+  taskId: bigint('task_id', { mode: 'number' }),
+  sourceId: text('source_id').notNull(),
+  scheduledTime: timestamptz('scheduled_time').notNull(),
+  ttlSeconds: integer('ttl_seconds').notNull().default(0),
+  fcmMessageId: text('fcm_message_id').notNull(),
+  fcmTopic: text('fcm_topic'),
+  fcmCondition: text('fcm_condition'),
+  delivered: boolean('delivered').notNull().default(false),
+  appPackage: text('app_package').notNull(),
+  sourceType: text('source_type').notNull(),
+  priority: text('priority'),
+  mutableContent: boolean('mutable_content').notNull().default(false),
+  state: text('state').$type<DeliveryState>().notNull().default('ADDED'),
+  // Scheduler lease: a claimer owns the row until this instant; a crashed claimer's rows come back.
+  leaseUntil: timestamptz('lease_until'),
+  attempts: integer('attempts').notNull().default(0),
+  ...timestamps(),
+});
+
+export const notifications = appserver.table('notifications', {
+  ...messageColumns(),
+  title: text('title').notNull(),
+  body: text('body'),
+  type: text('type').notNull(),
+  sound: text('sound'),
+  badge: text('badge'),
+  subtitle: text('subtitle'),
+  icon: text('icon'),
+  color: text('color'),
+  bodyLocKey: text('body_loc_key'),
+  bodyLocArgs: text('body_loc_args'),
+  titleLocKey: text('title_loc_key'),
+  titleLocArgs: text('title_loc_args'),
+  androidChannelId: text('android_channel_id'),
+  tag: text('tag'),
+  clickAction: text('click_action'),
+  emailEnabled: boolean('email_enabled').notNull().default(false),
+  emailTitle: text('email_title'),
+  emailBody: text('email_body'),
+  additionalData: jsonb('additional_data').$type<Record<string, string>>(),
+  // Hash of the reference's duplicate rule (sourceId, scheduledTime, title, body, type, ttlSeconds),
+  // so a unique index can enforce it whatever the length of title and body.
+  dedupeKey: text('dedupe_key').notNull(),
+}, (t) => [
+  uniqueIndex('notifications_user_dedupe_key').on(t.userId, t.dedupeKey),
+  index('notifications_due_idx').on(t.state, t.scheduledTime),
+  index('notifications_task_idx').on(t.taskId),
+]);
+
+export const dataMessages = appserver.table('data_messages', {
+  ...messageColumns(),
+  dataMap: jsonb('data_map').$type<Record<string, string>>(),
+}, (t) => [
+  // The reference's duplicate rule for data messages (it answers 208 on a repeat).
+  uniqueIndex('data_messages_user_dedupe_key').on(t.userId, t.sourceId, t.scheduledTime, t.ttlSeconds),
+  index('data_messages_due_idx').on(t.state, t.scheduledTime),
+]);
+
+const stateEventColumns = () => ({
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  state: text('state').$type<MessageState>().notNull(),
+  time: timestamptz('time').notNull(),
+  associatedInfo: text('associated_info'),
+  // Posted by a client through the API (the 20-event cap counts only these).
+  external: boolean('external').notNull().default(false),
+});
+
+export const notificationStateEvents = appserver.table('notification_state_events', {
+  ...stateEventColumns(),
+  notificationId: bigint('notification_id', { mode: 'number' }).notNull().references(() => notifications.id, { onDelete: 'cascade' }),
+}, (t) => [index('notification_state_events_notification_idx').on(t.notificationId)]);
+
+export const dataMessageStateEvents = appserver.table('data_message_state_events', {
+  ...stateEventColumns(),
+  dataMessageId: bigint('data_message_id', { mode: 'number' }).notNull().references(() => dataMessages.id, { onDelete: 'cascade' }),
+}, (t) => [index('data_message_state_events_message_idx').on(t.dataMessageId)]);
+
+export type ProjectRow = typeof projects.$inferSelect;
+export type UserRow = typeof users.$inferSelect;
+export type NotificationRow = typeof notifications.$inferSelect;
+export type NewNotificationRow = typeof notifications.$inferInsert;
+export type DataMessageRow = typeof dataMessages.$inferSelect;
+export type NewDataMessageRow = typeof dataMessages.$inferInsert;
+export type NotificationStateEventRow = typeof notificationStateEvents.$inferSelect;
+export type DataMessageStateEventRow = typeof dataMessageStateEvents.$inferSelect;

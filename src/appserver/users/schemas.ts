@@ -1,0 +1,42 @@
+import { Type, type Static } from 'typebox';
+import { InstantIn, InstantOut, NullableInstantOut, StringMap, nullable, ref } from '../schemas.js';
+
+export const FcmUserDto = Type.Object({
+  id: Type.Integer(),
+  projectId: Type.String(),
+  subjectId: Type.String(),
+  email: nullable(Type.String()),
+  lastOpened: NullableInstantOut,
+  lastDelivered: NullableInstantOut,
+  createdAt: InstantOut,
+  updatedAt: InstantOut,
+  enrolmentDate: InstantOut,
+  timezone: Type.String({ description: 'IANA time zone or an offset in seconds' }),
+  fcmToken: nullable(Type.String()),
+  language: nullable(Type.String()),
+  attributes: StringMap,
+});
+
+export const FcmUsers = Type.Object({ users: Type.Array(ref<typeof FcmUserDto>('FcmUserDto')) });
+
+const userFields = {
+  projectId: Type.Optional(nullable(Type.String())),
+  fcmToken: Type.Optional(nullable(Type.String())),
+  enrolmentDate: InstantIn,
+  timezone: Type.Unsafe<string | number>({ type: ['string', 'integer'], description: 'IANA time zone (Europe/London) or an offset in seconds (7200)' }),
+  language: Type.Optional(nullable(Type.String())),
+  email: Type.Optional(nullable(Type.Union([Type.String({ format: 'email' }), Type.Literal('')]))),
+  attributes: Type.Optional(nullable(StringMap)),
+  lastOpened: Type.Optional(nullable(InstantIn)),
+  lastDelivered: Type.Optional(nullable(InstantIn)),
+};
+
+/** Create body: `subjectId` is required unless the path names the user. */
+export const FcmUserCreateBody = Type.Object({ subjectId: Type.String({ minLength: 1 }), ...userFields }, { additionalProperties: false });
+export const FcmUserBody = Type.Object({ subjectId: Type.Optional(nullable(Type.String())), ...userFields }, { additionalProperties: false });
+
+export const ForceFcmTokenQuery = Type.Object({ forceFcmToken: Type.Boolean({ default: false }) });
+
+export type FcmUserDtoT = Static<typeof FcmUserDto>;
+export type FcmUserBodyT = Static<typeof FcmUserBody>;
+export const FcmUserDtoRef = ref<typeof FcmUserDto>('FcmUserDto');

@@ -1,0 +1,132 @@
+/**
+ * The database: Drizzle over PGlite (in-memory, dev and tests) or postgres.js (PostgreSQL).
+ * Both run the same migrations from /migrations and the same queries (ARCHITECTURE rule 4).
+ */
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import type { FastifyBaseLogger } from 'fastify';
+import type { DatabaseConfig } from '../config.js';
+
+export type Database = PgDatabase<PgQueryResultHKT, Record<string, never>>;
+/** The database or a transaction: what query functions take as their first argument. */
+export type Executor = Database | PgTransaction<PgQueryResultHKT, Record<string, never>>;
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+/** Advisory-lock key for start-up work that writes (migrations, seeding): "radarstr" in ASCII. */
+const STARTUP_LOCK_KEY = 0x7261646172737472n;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: DatabaseConfig['kind'];
+  /** Runs `fn` while holding the cluster-wide start-up lock, so instances starting together take turns. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs the migrations (call inside `exclusive`). */
+  migrate(): Promise<void>;
+  /** Cheap liveness query for health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  log: FastifyBaseLogger;
+  /** How long to retry the first PostgreSQL connection. */
+  bootWaitSeconds: number;
+  /** PGlite only: start from a data directory dump (tests use a migrated snapshot). */
+  pgliteDataDir?: Blob;
+}
+
+export async function openDatabase(config: DatabaseConfig, opts: OpenOptions): Promise<DatabaseHandle> {
+  return config.kind === 'pglite' ? openPglite(opts) : openPostgres(config, opts);
+}
+
+async function openPglite(opts: OpenOptions): Promise<DatabaseHandle> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const client = await PGlite.create(opts.pgliteDataDir ? { loadDataDir: opts.pgliteDataDir } : {});
+  const db = drizzle(client) as unknown as Database;
+  return {
+    db,
+    kind: 'pglite',
+    // PGlite has one session in one process: nothing else can start concurrently.
+    exclusive: (fn) => fn(),
+    migrate: () => migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER }),
+    ping: async () => { await client.query('select 1'); },
+    close: () => client.close(),
+  };
+}
+
+async function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, opts: OpenOptions): Promise<DatabaseHandle> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+  const client = postgres(config.url, {
+    max: config.poolSize,
+    username: config.username,
+    password: config.password,
+    onnotice: () => {},
+    connect_timeout: 10,
+    connection: { application_name: 'radar-platform' },
+  });
+
+  const deadline = Date.now() + opts.bootWaitSeconds * 1000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client`select 1`;
+      break;
+    } catch (err) {
+      const reason = (err as Error).message;
+      if (Date.now() >= deadline) {
+        await client.end({ timeout: 1 }).catch(() => {});
+        throw new Error(`Cannot connect to PostgreSQL at ${redactUrl(config.url)} after ${opts.bootWaitSeconds} s (BOOT_WAIT_SECONDS): ${reason}`);
+      }
+      opts.log.warn({ attempt, reason }, 'database not reachable yet, retrying');
+      await sleep(Math.min(1000, Math.max(50, deadline - Date.now())));
+    }
+  }
+
+  const db = drizzle(client) as unknown as Database;
+  return {
+    db,
+    kind: 'postgres',
+    async exclusive(fn) {
+      // Session-level advisory lock on one reserved connection; the work itself may use the pool.
+      const conn = await client.reserve();
+      try {
+        await conn`select pg_advisory_lock(${STARTUP_LOCK_KEY.toString()}::bigint)`;
+        return await fn();
+      } finally {
+        await conn`select pg_advisory_unlock(${STARTUP_LOCK_KEY.toString()}::bigint)`.catch(() => {});
+        conn.release();
+      }
+    },
+    migrate: () => migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER }),
+    ping: async () => { await db.execute(sql`select 1`); },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+/** Hides the password of a database URL for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<unparseable url>';
+  }
+}
+
+/** SQLSTATE of a driver error, looking through Drizzle's `DrizzleQueryError` wrapper. */
+export function sqlState(err: unknown): string | undefined {
+  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+export const isUniqueViolation = (err: unknown): boolean => sqlState(err) === '23505';

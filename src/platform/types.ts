@@ -1,0 +1,14 @@
+/** The four decorators platform plugins put on the root instance (STYLE §2.2). */
+import type { Config } from '../config.js';
+import type { DatabaseHandle } from './database.js';
+import type { EventBus } from './events.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    db: DatabaseHandle;
+    events: EventBus;
+  }
+}
+
+export {};

@@ -1,0 +1,55 @@
+/**
+ * One app per test file, on a fresh database: PGlite from the migrated snapshot, or (project
+ * "postgres") a new PostgreSQL database copied from the migrated template and dropped afterwards.
+ */
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.js';
+import { buildApp, type BuildOptions } from '../../src/app.js';
+
+export const onPostgres = () => process.env.TEST_DB === 'postgres';
+
+/** A database for one test file: the settings that select it and a cleanup. */
+export async function testDatabase(): Promise<{ env: Record<string, string>; pgliteDataDir?: Blob; drop(): Promise<void> }> {
+  if (!onPostgres()) {
+    return { env: {}, pgliteDataDir: new Blob([readFileSync(inject('pgliteSnapshot'))]), drop: async () => {} };
+  }
+  const url = process.env.TEST_DATABASE_URL!;
+  const name = `radar_test_${randomBytes(6).toString('hex')}`;
+  const { default: postgres } = await import('postgres');
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${inject('pgTemplate')}`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: target.toString() },
+    async drop() {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** Builds the real app for tests: dev profile, no demo data, logging off unless asked. */
+export async function buildTestApp(env: Record<string, string> = {}, options: BuildOptions = {}): Promise<TestApp> {
+  const database = await testDatabase();
+  const config = loadConfig({ PROFILE: 'dev', ...database.env, ...env }, '0.0.0-test');
+  const app = await buildApp(config, { logger: false, demoData: false, pgliteDataDir: database.pgliteDataDir, ...options });
+  await app.ready();
+  return {
+    app,
+    config,
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
