@@ -21,6 +21,8 @@ export interface BuildOptions {
   pgliteDataDir?: Blob;
   /** Load the dev profile's demo data (default: when the profile is dev). */
   demoData?: boolean;
+  /** Told about every route as it is added (tests use it to check the OpenAPI document). */
+  onRoute?: (route: { method: string | string[]; url: string; schema?: { hide?: boolean } }) => void;
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -34,6 +36,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Instants and time zones accept a string or a number (type arrays); coercion stays on.
     ajv: { customOptions: { allowUnionTypes: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
   await app.register(fp(async (instance) => {
     instance.decorate('config', config);

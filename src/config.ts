@@ -16,7 +16,7 @@
 
 type Env = Record<string, string | undefined>;
 
-interface Setting<T> {
+interface Setting<T, D = T | undefined> {
   /** Canonical environment variable (listed in the README). */
   env: string;
   /** The reference's Spring property, when there is one. */
@@ -24,7 +24,7 @@ interface Setting<T> {
   /** Further environment names read as-is. */
   aliases?: readonly string[];
   /** Used when no name is set. `undefined` leaves the setting unset. */
-  default: T | undefined;
+  default: D;
   /** One line for the README table. */
   doc: string;
   parse(raw: string): T;
@@ -32,93 +32,113 @@ interface Setting<T> {
 
 class InvalidValue extends Error {}
 
-function str(doc: string, opts: { default?: string; spring?: string; aliases?: string[] } = {}): Omit<Setting<string>, 'env'> {
-  return { doc, default: opts.default, spring: opts.spring, aliases: opts.aliases, parse: (raw) => raw };
+interface Opts<T> { default?: T; spring?: string; aliases?: readonly string[] }
+/** The type of a builder's `default` option: `undefined` when it is not given. */
+type DefaultOf<O> = O extends { default: infer D } ? D : undefined;
+type Unnamed<T, O> = Omit<Setting<T, DefaultOf<O>>, 'env'>;
+
+function make<T, O extends Opts<T>>(doc: string, opts: O, parse: (raw: string) => T): Unnamed<T, O> {
+  return { doc, default: opts.default as DefaultOf<O>, spring: opts.spring, aliases: opts.aliases, parse };
 }
 
-function int(doc: string, opts: { default?: number; min?: number; max?: number; spring?: string; aliases?: string[] }): Omit<Setting<number>, 'env'> {
+function str<const O extends Opts<string>>(doc: string, opts: O): Unnamed<string, O> {
+  return make(doc, opts, (raw) => raw);
+}
+
+function int<const O extends Opts<number> & { min?: number; max?: number }>(doc: string, opts: O): Unnamed<number, O> {
   const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = opts;
-  return {
-    doc, default: opts.default, spring: opts.spring, aliases: opts.aliases,
-    parse(raw) {
-      const trimmed = raw.trim();
-      if (!/^-?\d+$/.test(trimmed)) throw new InvalidValue(`must be an integer, got "${raw}"`);
-      const value = Number(trimmed);
-      if (value < min || value > max) throw new InvalidValue(`must be between ${min} and ${max}, got ${value}`);
-      return value;
-    },
-  };
+  return make(doc, opts, (raw) => {
+    const trimmed = raw.trim();
+    if (!/^-?\d+$/.test(trimmed)) throw new InvalidValue(`must be an integer, got "${raw}"`);
+    const value = Number(trimmed);
+    if (value < min || value > max) throw new InvalidValue(`must be between ${min} and ${max}, got ${value}`);
+    return value;
+  });
 }
 
-function bool(doc: string, opts: { default: boolean; spring?: string; aliases?: string[] }): Omit<Setting<boolean>, 'env'> {
-  return {
-    doc, default: opts.default, spring: opts.spring, aliases: opts.aliases,
-    parse(raw) {
-      const value = raw.trim().toLowerCase();
-      if (value === 'true' || value === '1' || value === 'yes') return true;
-      if (value === 'false' || value === '0' || value === 'no') return false;
-      throw new InvalidValue(`must be true or false, got "${raw}"`);
-    },
-  };
+/**
+ * One of `values`, case-insensitive. `synonyms` maps further spellings (lower case) onto a value,
+ * e.g. Spring's log level `off` onto pino's `silent`.
+ */
+function oneOf<const T extends string, const O extends Opts<T>>(
+  doc: string, values: readonly T[], opts: O, synonyms: Readonly<Record<string, T>> = {},
+): Unnamed<T, O> {
+  return make(doc, opts, (raw) => {
+    const value = raw.trim().toLowerCase();
+    const found = values.find((v) => v.toLowerCase() === value) ?? synonyms[value];
+    if (found === undefined) throw new InvalidValue(`must be one of ${values.join(', ')}, got "${raw}"`);
+    return found;
+  });
 }
 
-function oneOf<const T extends string>(doc: string, values: readonly T[], opts: { default?: T; spring?: string; aliases?: string[] }): Omit<Setting<T>, 'env'> {
-  return {
-    doc, default: opts.default, spring: opts.spring, aliases: opts.aliases,
-    parse(raw) {
-      const value = raw.trim().toLowerCase();
-      const found = values.find((v) => v.toLowerCase() === value);
-      if (found === undefined) throw new InvalidValue(`must be one of ${values.join(', ')}, got "${raw}"`);
-      return found;
-    },
-  };
+/**
+ * `dev` or `prod`. Also takes a Spring profile list (`SPRING_PROFILES_ACTIVE=prod,api-docs`, as the
+ * reference images set it): `prod` wins when listed, then `dev`; a list naming neither is refused
+ * rather than guessed, since guessing `dev` would run a deployment on a throw-away database.
+ */
+function profile<const O extends Opts<'dev' | 'prod'>>(doc: string, opts: O): Unnamed<'dev' | 'prod', O> {
+  return make(doc, opts, (raw) => {
+    const names = raw.split(',').map((name) => name.trim().toLowerCase());
+    if (names.includes('prod')) return 'prod';
+    if (names.includes('dev')) return 'dev';
+    throw new InvalidValue(`must be dev or prod (a Spring profile list must include one of them), got "${raw}"`);
+  });
 }
 
-function contextPath(doc: string, def: string, spring?: string): Omit<Setting<string>, 'env'> {
-  return {
-    doc, default: def, spring,
-    parse(raw) {
-      const value = raw.trim().replace(/\/+$/, '');
-      if (value !== '' && !/^\/[A-Za-z0-9._~\-/]*$/.test(value)) throw new InvalidValue(`must be empty or a path starting with "/", got "${raw}"`);
-      return value;
-    },
-  };
+/**
+ * A boolean. `extra` maps further words (lower case) onto a value, e.g. the values of Spring's
+ * `server.forward-headers-strategy` (`native`, `framework`, `none`).
+ */
+function bool<const O extends Opts<boolean>>(doc: string, opts: O, extra: Readonly<Record<string, boolean>> = {}): Unnamed<boolean, O> {
+  const words: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false, ...extra };
+  return make(doc, opts, (raw) => {
+    const value = words[raw.trim().toLowerCase()];
+    if (value === undefined) throw new InvalidValue(`must be one of ${Object.keys(words).join(', ')}, got "${raw}"`);
+    return value;
+  });
 }
 
-function withEnv<T>(env: string, s: Omit<Setting<T>, 'env'>): Setting<T> {
+function contextPath<const O extends Opts<string>>(doc: string, opts: O): Unnamed<string, O> {
+  return make(doc, opts, (raw) => {
+    const value = raw.trim().replace(/\/+$/, '');
+    if (value !== '' && !/^\/[A-Za-z0-9._~\-/]*$/.test(value)) throw new InvalidValue(`must be empty or a path starting with "/", got "${raw}"`);
+    return value;
+  });
+}
+
+function withEnv<T, D>(env: string, s: Omit<Setting<T, D>, 'env'>): Setting<T, D> {
   return { env, ...s };
 }
 
 /** The table of settings. Add a setting here and it is read, validated and typed. */
 export const settings = {
-  profile: withEnv('PROFILE', oneOf('`dev` (embedded PGlite, demo data) or `prod`', ['dev', 'prod'], { default: 'dev', spring: 'spring.profiles.active' })),
+  profile: withEnv('PROFILE', profile('`dev` (in-memory PGlite unless a database is set, demo data, admin password `radar`) or `prod` (database and admin password required). `SPRING_PROFILES_ACTIVE=prod,api-docs` selects `prod`', { default: 'dev', spring: 'spring.profiles.active' })),
   host: withEnv('HOST', str('Address the HTTP server binds to', { default: '0.0.0.0', spring: 'server.address' })),
   port: withEnv('PORT', int('HTTP port', { default: 8080, min: 0, max: 65535, spring: 'server.port' })),
-  databaseUrl: withEnv('DATABASE_URL', str('PostgreSQL URL (`postgres://user:pass@host:5432/db`); selects PostgreSQL in either profile', {})),
-  springDatasourceUrl: withEnv('SPRING_DATASOURCE_URL', str('Reference form of the database: a `jdbc:postgresql://` URL', { spring: 'spring.datasource.url' })),
+  databaseUrl: withEnv('DATABASE_URL', str('PostgreSQL URL (`postgres://user:pass@host:5432/db`, a `jdbc:postgresql://` URL also works); selects PostgreSQL in either profile', {})),
+  springDatasourceUrl: withEnv('SPRING_DATASOURCE_URL', str('Reference form of the database: a `jdbc:postgresql://host:port/db` URL; used when `DATABASE_URL` is not set', { spring: 'spring.datasource.url' })),
   springDatasourceUsername: withEnv('SPRING_DATASOURCE_USERNAME', str('User for `SPRING_DATASOURCE_URL`', { spring: 'spring.datasource.username' })),
   springDatasourcePassword: withEnv('SPRING_DATASOURCE_PASSWORD', str('Password for `SPRING_DATASOURCE_URL`', { spring: 'spring.datasource.password' })),
   databasePoolSize: withEnv('DATABASE_POOL_SIZE', int('Maximum PostgreSQL connections of this process', { default: 10, min: 1, max: 1000, spring: 'spring.datasource.hikari.maximumPoolSize' })),
   bootWaitSeconds: withEnv('BOOT_WAIT_SECONDS', int('How long start-up retries the PostgreSQL connection before failing', { default: 10, min: 0, max: 3600 })),
-  httpBodyLimitBytes: withEnv('HTTP_BODY_LIMIT_BYTES', int('Largest accepted request body; larger ones get 413', { default: 10 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 })),
+  httpBodyLimitBytes: withEnv('HTTP_BODY_LIMIT_BYTES', int('Largest accepted request body in bytes (default 10 MiB); larger ones get 413', { default: 10 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 })),
   shutdownTimeoutSeconds: withEnv('SHUTDOWN_TIMEOUT_SECONDS', int('How long a graceful shutdown waits for in-flight requests', { default: 10, min: 0, max: 600 })),
-  logLevel: withEnv('LOG_LEVEL', oneOf('trace, debug, info, warn, error, fatal or silent', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], { default: 'info', spring: 'logging.level.root' })),
+  logLevel: withEnv('LOG_LEVEL', oneOf('trace, debug, info, warn, error, fatal or silent (Spring\'s `off` means silent)', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], { default: 'info', spring: 'logging.level.root' }, { off: 'silent', warning: 'warn' })),
   adminUser: withEnv('RADAR_ADMIN_USER', str('User name for the admin endpoints (`/actuator/*` but health and info)', { default: 'radar', spring: 'radar.admin.user' })),
-  adminPassword: withEnv('RADAR_ADMIN_PASSWORD', str('Password for the admin endpoints; required in prod (dev default `radar`)', { spring: 'radar.admin.password' })),
-  smtpUrl: withEnv('SMTP_URL', str('Mail server, `smtp://user:pass@host:port` (or `smtps://`)', {})),
-  springMailHost: withEnv('SPRING_MAIL_HOST', str('Reference form of the mail server host', { spring: 'spring.mail.host' })),
-  springMailPort: withEnv('SPRING_MAIL_PORT', int('Reference form of the mail server port', { min: 1, max: 65535, spring: 'spring.mail.port' })),
+  adminPassword: withEnv('RADAR_ADMIN_PASSWORD', str('Password for the admin endpoints; required in prod, where `radar` is refused (dev default `radar`)', { spring: 'radar.admin.password' })),
+  smtpUrl: withEnv('SMTP_URL', str('Mail server, `smtp://user:pass@host:port` (or `smtps://`); wins over `SPRING_MAIL_*`', {})),
+  springMailHost: withEnv('SPRING_MAIL_HOST', str('Reference form of the mail server host (used when `SMTP_URL` is not set)', { spring: 'spring.mail.host' })),
+  springMailPort: withEnv('SPRING_MAIL_PORT', int('Reference form of the mail server port (default 25)', { min: 1, max: 65535, spring: 'spring.mail.port' })),
   springMailUsername: withEnv('SPRING_MAIL_USERNAME', str('Reference form of the mail user', { spring: 'spring.mail.username' })),
   springMailPassword: withEnv('SPRING_MAIL_PASSWORD', str('Reference form of the mail password', { spring: 'spring.mail.password' })),
-  appserverContextPath: withEnv('APPSERVER_CONTEXT_PATH', contextPath('Path prefix of the app server API (empty: server root)', '')),
-  managementportalContextPath: withEnv('MANAGEMENTPORTAL_CONTEXT_PATH', contextPath('Path prefix of the management portal', '/managementportal')),
-  trustProxy: withEnv('TRUST_PROXY', bool('Honour `X-Forwarded-*` headers from a reverse proxy', { default: false, spring: 'server.forwardHeadersStrategy' })),
+  appserverContextPath: withEnv('APPSERVER_CONTEXT_PATH', contextPath('Path prefix of the app server API (empty: server root)', { default: '' })),
+  managementportalContextPath: withEnv('MANAGEMENTPORTAL_CONTEXT_PATH', contextPath('Path prefix of the management domain (not served yet: it is the next slice)', { default: '/managementportal' })),
+  trustProxy: withEnv('TRUST_PROXY', bool('Honour `X-Forwarded-*` headers from a reverse proxy (also Spring\'s `native`/`framework`/`none`)', { default: false, spring: 'server.forwardHeadersStrategy' }, { native: true, framework: true, none: false })),
 } as const;
 
 type Settings = typeof settings;
-type Values = { [K in keyof Settings]: Settings[K] extends Setting<infer T> ? T | undefined : never };
-type Defaulted<K extends keyof Settings> = Settings[K]['default'] extends undefined ? Values[K] : NonNullable<Values[K]>;
-type RawConfig = { [K in keyof Settings]: Defaulted<K> };
+/** Each setting's value: its parsed type, or `undefined` too when it has no default. */
+type RawConfig = { [K in keyof Settings]: Settings[K] extends Setting<infer T, infer D> ? T | D : never };
 
 export type DatabaseConfig =
   | { kind: 'pglite' }
@@ -162,7 +182,15 @@ const normalizeKey = (key: string): string => key.split('.').map((s) => s.replac
 /** Flattens `SPRING_APPLICATION_JSON` into normalized dotted keys → string values. */
 function flattenSpringJson(raw: string): Map<string, string> {
   const out = new Map<string, string>();
-  const parsed: unknown = JSON.parse(raw);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    // V8 quotes the input in some messages, and this JSON may hold passwords: keep the position only.
+    const position = /at position \d+/.exec((err as Error).message)?.[0];
+    throw new InvalidValue(`must be a JSON object (not valid JSON${position ? ` ${position}` : ''})`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InvalidValue('must be a JSON object');
   const walk = (value: unknown, path: string): void => {
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
@@ -177,7 +205,7 @@ function flattenSpringJson(raw: string): Map<string, string> {
 /** Where a setting's value came from, so error messages name what the operator wrote. */
 interface Found { name: string; raw: string }
 
-function lookup(setting: Setting<unknown>, env: Env, springJson: Map<string, string>): Found | undefined {
+function lookup(setting: Setting<unknown, unknown>, env: Env, springJson: Map<string, string>): Found | undefined {
   if (setting.spring) {
     const fromJson = springJson.get(normalizeKey(setting.spring));
     if (fromJson !== undefined) return { name: `SPRING_APPLICATION_JSON ${setting.spring}`, raw: fromJson };
@@ -190,22 +218,64 @@ function lookup(setting: Setting<unknown>, env: Env, springJson: Map<string, str
   return undefined;
 }
 
-/** Converts the reference's `jdbc:postgresql://host:port/db?…` into a postgres:// URL. */
-export function jdbcToPostgresUrl(jdbc: string): string {
-  const match = /^jdbc:postgresql:\/\/(.+)$/i.exec(jdbc.trim());
-  if (!match?.[1]) throw new InvalidValue(`must be a jdbc:postgresql:// URL, got "${jdbc}"`);
-  return `postgres://${match[1]}`;
+/** A URL for an error message: the password in its user info or query is masked. */
+function redactUrl(url: string): string {
+  return url
+    .replace(/^([a-z][a-z0-9+.:-]*:\/\/)([^/@?#:]*):[^/@?#]*@/i, '$1$2:***@')
+    .replace(/([?&;]password=)[^&;#]*/gi, '$1***');
 }
 
-function checkPostgresUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new InvalidValue(`must be a postgres:// URL, got "${url}"`);
+/**
+ * pgjdbc query parameters with a postgres.js equivalent. Every other one (`currentSchema`,
+ * `prepareThreshold`, `sslrootcert` paths, …) is driver tuning without a counterpart, and passing
+ * it on would make postgres.js send it to the server as an unknown run-time parameter.
+ */
+const JDBC_PARAMS: Readonly<Record<string, string>> = {
+  ssl: 'ssl',
+  sslmode: 'sslmode',
+  connecttimeout: 'connect_timeout',
+  applicationname: 'application_name',
+  options: 'options',
+};
+
+/**
+ * Converts the reference's `jdbc:postgresql://host[:port][,host2…]/db?…` into a postgres:// URL.
+ * `user` and `password` parameters become the URL's user info; see `JDBC_PARAMS` for the rest.
+ */
+export function jdbcToPostgresUrl(jdbc: string): string {
+  const match = /^jdbc:postgresql:\/\/([^/?#]+)(\/[^?#]*)?(?:\?([^#]*))?$/i.exec(jdbc.trim());
+  if (!match?.[1]) throw new InvalidValue(`must be a jdbc:postgresql://host:port/database URL, got "${redactUrl(jdbc)}"`);
+  const [, hosts, path = '', query = ''] = match;
+  const params = new URLSearchParams(query);
+  const kept = new URLSearchParams();
+  for (const [key, value] of params) {
+    const name = JDBC_PARAMS[key.toLowerCase()];
+    if (name) kept.append(name, value);
   }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') throw new InvalidValue(`must be a postgres:// URL, got "${url}"`);
-  return url;
+  const user = params.get('user');
+  const password = params.get('password');
+  const userinfo = user ? `${encodeURIComponent(user)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
+  const search = kept.toString();
+  return `postgres://${userinfo}${hosts}${path}${search ? `?${search}` : ''}`;
+}
+
+/** Accepts postgres:// and postgresql:// URLs (several comma-separated hosts included) and jdbc ones. */
+function postgresUrl(url: string): string {
+  const value = url.trim();
+  if (/^jdbc:/i.test(value)) return jdbcToPostgresUrl(value);
+  const match = /^postgres(?:ql)?:\/\/([^/?#]*)/i.exec(value);
+  const invalid = () => new InvalidValue(`must be a postgres://user:password@host:port/database URL, got "${redactUrl(url)}"`);
+  if (!match?.[1]) throw invalid();
+  // WHATWG URL cannot parse several hosts; postgres.js can, so only single-host URLs are parsed here.
+  if (!match[1].includes(',') && !URL.canParse(value)) throw invalid();
+  return value;
+}
+
+/** The SMTP URL from `SPRING_MAIL_*`: credentials percent-encoded, IPv6 hosts bracketed. */
+function smtpUrlOf(host: string, port: number | undefined, username: string | undefined, password: string | undefined): string {
+  const auth = username ? `${encodeURIComponent(username)}${password ? `:${encodeURIComponent(password)}` : ''}@` : '';
+  const h = host.trim();
+  return `smtp://${auth}${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port ?? 25}`;
 }
 
 export function loadConfig(env: Env, version = '0.0.0'): Config {
@@ -215,12 +285,13 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
     try {
       springJson = flattenSpringJson(env.SPRING_APPLICATION_JSON);
     } catch (err) {
-      problems.push(`SPRING_APPLICATION_JSON: must be a JSON object (${(err as Error).message})`);
+      if (!(err instanceof InvalidValue)) throw err;
+      problems.push(`SPRING_APPLICATION_JSON: ${err.message}`);
     }
   }
 
   const raw: Record<string, unknown> = {};
-  for (const [key, setting] of Object.entries(settings) as [string, Setting<unknown>][]) {
+  for (const [key, setting] of Object.entries(settings) as [string, Setting<unknown, unknown>][]) {
     const found = lookup(setting, env, springJson);
     if (!found) {
       raw[key] = setting.default;
@@ -239,7 +310,7 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
   let database: DatabaseConfig = { kind: 'pglite' };
   try {
     if (values.databaseUrl) {
-      database = { kind: 'postgres', url: checkPostgresUrl(values.databaseUrl), poolSize: values.databasePoolSize };
+      database = { kind: 'postgres', url: postgresUrl(values.databaseUrl), poolSize: values.databasePoolSize };
     } else if (values.springDatasourceUrl) {
       database = {
         kind: 'postgres',
@@ -249,7 +320,7 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
         poolSize: values.databasePoolSize,
       };
     } else if (prod) {
-      problems.push('DATABASE_URL: required in the prod profile (or SPRING_DATASOURCE_URL)');
+      problems.push('DATABASE_URL: required in the prod profile (or the reference\'s SPRING_DATASOURCE_URL)');
     }
   } catch (err) {
     if (!(err instanceof InvalidValue)) throw err;
@@ -266,12 +337,11 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
 
   let smtpUrl = values.smtpUrl;
   if (smtpUrl) {
-    if (!/^smtps?:\/\//i.test(smtpUrl)) problems.push(`SMTP_URL: must be an smtp:// or smtps:// URL, got "${smtpUrl}"`);
+    if (!/^smtps?:\/\/[^/?#]/i.test(smtpUrl) || !URL.canParse(smtpUrl)) {
+      problems.push(`SMTP_URL: must be an smtp:// or smtps:// URL, got "${redactUrl(smtpUrl)}"`);
+    }
   } else if (values.springMailHost) {
-    const auth = values.springMailUsername
-      ? `${encodeURIComponent(values.springMailUsername)}${values.springMailPassword ? `:${encodeURIComponent(values.springMailPassword)}` : ''}@`
-      : '';
-    smtpUrl = `smtp://${auth}${values.springMailHost}:${values.springMailPort ?? 25}`;
+    smtpUrl = smtpUrlOf(values.springMailHost, values.springMailPort, values.springMailUsername, values.springMailPassword);
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -286,9 +356,9 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
 
 /** Rows for the README's configuration table: canonical name, default, meaning. */
 export function settingsTable(): { env: string; default: string; doc: string; spring?: string }[] {
-  return Object.values(settings).map((s: Setting<unknown>) => ({
+  return Object.values(settings).map((s: Setting<unknown, unknown>) => ({
     env: s.env,
-    default: s.default === undefined ? '' : String(s.default),
+    default: s.default === undefined ? '' : s.default === '' ? '(empty)' : String(s.default),
     doc: s.doc,
     spring: s.spring,
   }));

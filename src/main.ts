@@ -1,4 +1,9 @@
-/** Process entry: read the configuration, build the app, listen, shut down gracefully. */
+/**
+ * Process entry: read the configuration, build the app, listen, shut down gracefully.
+ *
+ * Exit codes: 0 after a graceful shutdown (SIGTERM, SIGINT), 78 (EX_CONFIG) for invalid
+ * configuration, 1 when start-up fails (database unreachable, port taken) or shutdown times out.
+ */
 import { readFileSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -17,7 +22,6 @@ try {
   throw err;
 }
 
-const started = performance.now();
 let app: Awaited<ReturnType<typeof buildApp>>;
 try {
   app = await buildApp(config);
@@ -26,16 +30,42 @@ try {
   process.exit(1);
 }
 
-closeWithGrace({ delay: config.shutdownTimeoutSeconds * 1000 }, async ({ signal, err }) => {
+// On SIGTERM/SIGINT: the server stops accepting connections (new requests on kept-alive ones get
+// 503), idle connections are closed, in-flight requests finish, then the onClose hooks run (the
+// database closes last) and the process exits 0. Past SHUTDOWN_TIMEOUT_SECONDS it exits 1.
+closeWithGrace({
+  delay: config.shutdownTimeoutSeconds * 1000,
+  // close-with-grace reports a timeout or a failing close through this logger (not console).
+  logger: { error: (problem: unknown) => app.log.error(problem instanceof Error ? { err: problem } : { problem: String(problem) }, 'shutdown failed') },
+}, async ({ signal, err }) => {
   if (err) app.log.error({ err }, 'shutting down after an error');
   else app.log.info({ signal }, 'shutting down');
   await app.close();
 });
 
-await app.listen({ host: config.host, port: config.port });
-const port = (app.server.address() as { port: number } | null)?.port ?? config.port;
-const base = `http://localhost:${port}`;
-app.log.info(
-  { profile: config.profile, database: config.database.kind, startupMs: Math.round(performance.now() - started) },
-  `RADAR platform ${config.version} (${config.profile}) ready: app server ${base}${config.appserverContextPath || '/'} · management ${base}${config.managementportalContextPath} · API docs ${base}/swagger-ui/ · health ${base}/actuator/health`,
+try {
+  await app.listen({ host: config.host, port: config.port });
+} catch (err) {
+  process.stderr.write(`Start-up failed: cannot listen on ${config.host}:${config.port} (HOST, PORT): ${(err as Error).message}\n`);
+  await app.close().catch(() => {});
+  process.exit(1);
+}
+
+const address = app.server.address();
+const port = typeof address === 'object' && address ? address.port : config.port;
+const wildcard = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
+const host = wildcard ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+const base = `http://${host}:${port}`;
+const database = config.database.kind === 'postgres' ? 'PostgreSQL' : 'PGlite';
+const startupSeconds = (performance.now() / 1000).toFixed(1);
+
+app.log.info({ profile: config.profile, database: config.database.kind, port, startupMs: Math.round(performance.now()) }, 'started');
+// A plain line for people reading the console; the JSON log line above is for machines.
+process.stdout.write(
+  `RADAR platform ${config.version} (${config.profile}, ${database}) listening on ${base}` +
+  ` · app server ${base}${config.appserverContextPath || '/'}` +
+  ` · management ${base}${config.managementportalContextPath}` +
+  ` · API docs ${base}/swagger-ui/` +
+  ` · health ${base}/actuator/health` +
+  ` · started in ${startupSeconds} s\n`,
 );

@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorFormat } from '../platform/errors.js';
-import { isUniqueViolation } from '../platform/database.js';
+import { isUniqueViolation, sqlState } from '../platform/database.js';
 import { epochSeconds } from './instant.js';
 
 export class NotFound extends DomainError {
@@ -63,6 +63,11 @@ export const appserverErrorFormat: ErrorFormat = {
     if (isUniqueViolation(error)) {
       // A concurrent request won a race the service's own checks could not see.
       return reply.code(409).send(appserverErrorFormat.body(409, 'A Constraint was violated while Persisting. The entity already exists.', request, error));
+    }
+    if (sqlState(error)?.startsWith('22')) {
+      // A value the schemas let through but PostgreSQL cannot store or compare (class 22, data
+      // exception): an id beyond bigint, a number beyond integer, a NUL character in a string.
+      return reply.code(400).send(appserverErrorFormat.body(400, `Invalid value: the database refused it (SQLSTATE ${sqlState(error)})`, request, error));
     }
     return undefined;
   },

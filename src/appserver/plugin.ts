@@ -14,6 +14,13 @@ import { createProjectService } from './projects/service.js';
 import { createUserService } from './users/service.js';
 import { projectRoutes } from './projects/routes.js';
 import { userRoutes } from './users/routes.js';
+import { createMessageService } from './messages/service.js';
+import { notificationCodec } from './notifications/codec.js';
+import { notificationRoutes } from './notifications/routes.js';
+import { FcmNotificationDto } from './notifications/schemas.js';
+import { dataMessageCodec } from './data-messages/codec.js';
+import { dataMessageRoutes } from './data-messages/routes.js';
+import { FcmDataMessageDto } from './data-messages/schemas.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
 
@@ -30,11 +37,17 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   app.addSchema(component('ErrorDetails', ErrorDetails));
   app.addSchema(component('ProjectDto', ProjectDto));
   app.addSchema(component('FcmUserDto', FcmUserDto));
+  app.addSchema(component('FcmNotificationDto', FcmNotificationDto));
+  app.addSchema(component('FcmDataMessageDto', FcmDataMessageDto));
 
   const projects = createProjectService({ db });
-  const users = createUserService({ db });
+  const users = createUserService({ db, events: app.events });
+  const notifications = createMessageService(notificationCodec, { db, events: app.events });
+  const dataMessages = createMessageService(dataMessageCodec, { db, events: app.events });
 
   await app.register(projectRoutes, { projects });
   await app.register(userRoutes, { users });
+  await app.register(notificationRoutes, { notifications });
+  await app.register(dataMessageRoutes, { dataMessages });
 };
 

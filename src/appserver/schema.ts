@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, index, integer, jsonb, pgSchema, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps, timestamptz } from '../platform/db-columns.js';
 
@@ -41,9 +42,18 @@ export const users = appserver.table('users', {
   index('users_subject_id_idx').on(t.subjectId),
 ]);
 
-/** Columns notifications and data messages share (the reference's `Message`). */
-const messageColumns = () => ({
+export const MESSAGE_KINDS = ['notification', 'data'] as const;
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
+
+/**
+ * Notifications and data messages in one table (the reference's `Message` hierarchy): one
+ * schedule, one claim query and one state-event table serve both. `kind` tells them apart; the
+ * notification-only columns are null on data messages. Ids are unique across both, as the
+ * reference's shared sequence made them.
+ */
+export const messages = appserver.table('messages', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
+  kind: text('kind').$type<MessageKind>().notNull(),
   // A deleted user's queue goes with them (the reference's FK had no cascade and failed instead).
   userId: bigint('user_id', { mode: 'number' }).notNull().references(() => users.id, { onDelete: 'cascade' }),
   taskId: bigint('task_id', { mode: 'number' }),
@@ -58,18 +68,11 @@ const messageColumns = () => ({
   sourceType: text('source_type').notNull(),
   priority: text('priority'),
   mutableContent: boolean('mutable_content').notNull().default(false),
-  state: text('state').$type<DeliveryState>().notNull().default('ADDED'),
-  // Scheduler lease: a claimer owns the row until this instant; a crashed claimer's rows come back.
-  leaseUntil: timestamptz('lease_until'),
-  attempts: integer('attempts').notNull().default(0),
-  ...timestamps(),
-});
-
-export const notifications = appserver.table('notifications', {
-  ...messageColumns(),
-  title: text('title').notNull(),
+  /** FCM `data`: a notification's additionalData or a data message's dataMap. */
+  data: jsonb('data').$type<Record<string, string>>(),
+  title: text('title'),
   body: text('body'),
-  type: text('type').notNull(),
+  type: text('type'),
   sound: text('sound'),
   badge: text('badge'),
   subtitle: text('subtitle'),
@@ -85,49 +88,35 @@ export const notifications = appserver.table('notifications', {
   emailEnabled: boolean('email_enabled').notNull().default(false),
   emailTitle: text('email_title'),
   emailBody: text('email_body'),
-  additionalData: jsonb('additional_data').$type<Record<string, string>>(),
-  // Hash of the reference's duplicate rule (sourceId, scheduledTime, title, body, type, ttlSeconds),
-  // so a unique index can enforce it whatever the length of title and body.
+  state: text('state').$type<DeliveryState>().notNull().default('ADDED'),
+  // Scheduler lease: a claimer owns the row until this instant; a crashed claimer's rows come back.
+  leaseUntil: timestamptz('lease_until'),
+  attempts: integer('attempts').notNull().default(0),
+  // Hash of the reference's duplicate rule (notification: sourceId, scheduledTime, title, body,
+  // type, ttlSeconds; data message: sourceId, scheduledTime, ttlSeconds), so one unique index
+  // enforces it whatever the length of title and body.
   dedupeKey: text('dedupe_key').notNull(),
+  ...timestamps(),
 }, (t) => [
-  uniqueIndex('notifications_user_dedupe_key').on(t.userId, t.dedupeKey),
-  index('notifications_due_idx').on(t.state, t.scheduledTime),
-  index('notifications_task_idx').on(t.taskId),
+  uniqueIndex('messages_user_kind_dedupe_key').on(t.userId, t.kind, t.dedupeKey),
+  index('messages_user_idx').on(t.userId, t.kind),
+  index('messages_due_idx').on(t.scheduledTime).where(sql`${t.state} = 'SCHEDULED'`),
+  index('messages_task_idx').on(t.taskId),
 ]);
 
-export const dataMessages = appserver.table('data_messages', {
-  ...messageColumns(),
-  dataMap: jsonb('data_map').$type<Record<string, string>>(),
-}, (t) => [
-  // The reference's duplicate rule for data messages (it answers 208 on a repeat).
-  uniqueIndex('data_messages_user_dedupe_key').on(t.userId, t.sourceId, t.scheduledTime, t.ttlSeconds),
-  index('data_messages_due_idx').on(t.state, t.scheduledTime),
-]);
-
-const stateEventColumns = () => ({
+export const messageStateEvents = appserver.table('message_state_events', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
+  // Events go with their message (the reference cascades too).
+  messageId: bigint('message_id', { mode: 'number' }).notNull().references(() => messages.id, { onDelete: 'cascade' }),
   state: text('state').$type<MessageState>().notNull(),
   time: timestamptz('time').notNull(),
   associatedInfo: text('associated_info'),
   // Posted by a client through the API (the 20-event cap counts only these).
   external: boolean('external').notNull().default(false),
-});
-
-export const notificationStateEvents = appserver.table('notification_state_events', {
-  ...stateEventColumns(),
-  notificationId: bigint('notification_id', { mode: 'number' }).notNull().references(() => notifications.id, { onDelete: 'cascade' }),
-}, (t) => [index('notification_state_events_notification_idx').on(t.notificationId)]);
-
-export const dataMessageStateEvents = appserver.table('data_message_state_events', {
-  ...stateEventColumns(),
-  dataMessageId: bigint('data_message_id', { mode: 'number' }).notNull().references(() => dataMessages.id, { onDelete: 'cascade' }),
-}, (t) => [index('data_message_state_events_message_idx').on(t.dataMessageId)]);
+}, (t) => [index('message_state_events_message_idx').on(t.messageId)]);
 
 export type ProjectRow = typeof projects.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
-export type NotificationRow = typeof notifications.$inferSelect;
-export type NewNotificationRow = typeof notifications.$inferInsert;
-export type DataMessageRow = typeof dataMessages.$inferSelect;
-export type NewDataMessageRow = typeof dataMessages.$inferInsert;
-export type NotificationStateEventRow = typeof notificationStateEvents.$inferSelect;
-export type DataMessageStateEventRow = typeof dataMessageStateEvents.$inferSelect;
+export type MessageRow = typeof messages.$inferSelect;
+export type NewMessageRow = typeof messages.$inferInsert;
+export type MessageStateEventRow = typeof messageStateEvents.$inferSelect;

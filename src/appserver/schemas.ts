@@ -12,7 +12,17 @@ export const InstantIn = Type.Unsafe<string | number>({
 export const InstantOut = Type.Unsafe<number>({ type: 'number', description: 'Epoch seconds', examples: [1908977158.054] });
 export const NullableInstantOut = Type.Unsafe<number | null>({ type: ['number', 'null'], description: 'Epoch seconds', examples: [1908977158.054] });
 
-export const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * `T | null`. Simple types become a type array (`['string', 'null']`) rather than an anyOf: in an
+ * anyOf, AJV's type coercion turns null into "" or 0 in the first branch.
+ */
+export function nullable<T extends TSchema>(schema: T) {
+  const { type } = schema as { type?: unknown };
+  if (typeof type === 'string' || Array.isArray(type)) {
+    return Type.Unsafe<Static<T> | null>({ ...schema, type: [...[type].flat(), 'null'] });
+  }
+  return Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }] });
+}
 
 export const StringMap = Type.Record(Type.String(), Type.String(), { maxProperties: 100 });
 
@@ -46,3 +56,7 @@ export const ref = <T extends TSchema>(id: string) => Type.Unsafe<Static<T>>({ $
 
 /** The shared-schema form of a DTO, for `addSchema`; it becomes an OpenAPI component. */
 export const component = (id: string, schema: TSchema): TSchema => ({ ...schema, $id: id });
+
+export const MessageIdParams = Type.Object({ ...SubjectParams.properties, notificationId: Type.Integer({ minimum: 1 }) });
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const SubjectIdParams = Type.Object({ ...SubjectParams.properties, id: Type.Integer({ minimum: 1 }) });

@@ -3,6 +3,7 @@
  * Client errors (4xx) keep their status; anything else is a 500 that is logged as a bug.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { sqlState } from './database.js';
 
 /** An error a domain raises on purpose; its formatter turns it into the domain's body. */
 export class DomainError extends Error {
@@ -47,7 +48,10 @@ export function createErrorHandler(format: ErrorFormat) {
     if (status >= 400 && status < 500) {
       return reply.code(status).send(format.body(status, clientMessage(fe), request, error));
     }
-    request.log.error({ err: error }, 'unhandled error');
+    // A database error carries the query parameters (which may hold personal data): log its code only.
+    const state = sqlState(error);
+    if (state) request.log.error({ sqlState: state, constraint: (error as { cause?: { constraint_name?: string } }).cause?.constraint_name }, 'database error');
+    else request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(format.body(500, 'Internal server error', request, error));
   };
 }

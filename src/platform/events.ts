@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 
 export interface MessageStateChange {
-  kind: 'notification' | 'dataMessage';
+  kind: 'notification' | 'data';
   messageId: number;
   projectId: string;
   subjectId: string;

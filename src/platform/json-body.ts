@@ -8,7 +8,7 @@ import { DomainError } from './errors.js';
 
 export function acceptEmptyJsonBodies(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/, { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;.*)?$/i, { parseAs: 'string' }, (_req, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     try {

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 export const openapiPlugin = fp(async (app: FastifyInstance) => {
   await app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'RADAR-base platform',
         description: 'Study management, OAuth 2.0 authorization server and app server (notifications) in one service.',

@@ -8,6 +8,8 @@ declare module 'fastify' {
     config: Config;
     db: DatabaseHandle;
     events: EventBus;
+    /** Per-app Prometheus registry (platform/actuator.ts); plugins add their counters and histograms to it. */
+    metrics: import('prom-client').Registry;
   }
 }
 

@@ -65,3 +65,20 @@ describe('projects', () => {
     expect(res.statusCode).toBe(200);
   });
 });
+
+describe('JSON content types', () => {
+  it('accepts application/json with a charset parameter (Java clients send one)', async () => {
+    const res = await t.app.inject({
+      method: 'POST', url: '/projects', headers: { 'content-type': 'application/json; charset=UTF-8' },
+      payload: JSON.stringify({ projectId: 'p-charset' }),
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().projectId).toBe('p-charset');
+  });
+
+  it('refuses a body that is not JSON with 415 and the error body', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/projects', headers: { 'content-type': 'application/xml' }, payload: '<project/>' });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({ status: 415, path: 'uri=/projects' });
+  });
+});

@@ -25,7 +25,8 @@ const userFields = {
   enrolmentDate: InstantIn,
   timezone: Type.Unsafe<string | number>({ type: ['string', 'integer'], description: 'IANA time zone (Europe/London) or an offset in seconds (7200)' }),
   language: Type.Optional(nullable(Type.String())),
-  email: Type.Optional(nullable(Type.Union([Type.String({ format: 'email' }), Type.Literal('')]))),
+  // An e-mail address or "" (no address); the untyped branches leave null to the type array.
+  email: Type.Optional(nullable(Type.String({ anyOf: [{ format: 'email' }, { maxLength: 0 }] }))),
   attributes: Type.Optional(nullable(StringMap)),
   lastOpened: Type.Optional(nullable(InstantIn)),
   lastDelivered: Type.Optional(nullable(InstantIn)),

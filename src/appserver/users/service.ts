@@ -1,4 +1,6 @@
 import type { Database, Executor } from '../../platform/database.js';
+import type { EventBus } from '../../platform/events.js';
+import { listMessageIdsOfUser } from '../messages/queries.js';
 import { BadRequest, Conflict, InvalidDetails, NotFound } from '../errors.js';
 import { epochSeconds, parseInstant, parseOptionalInstant } from '../instant.js';
 import { findProjectByProjectId } from '../projects/queries.js';
@@ -55,7 +57,7 @@ export function normalizeTimezone(value: string | number): string {
 /** The reference's replacement for a device token taken over by another subject (forceFcmToken). */
 const unregisteredToken = (now: Date) => `unregistered_${now.toISOString()}`;
 
-export function createUserService({ db, clock = () => new Date() }: { db: Database; clock?: () => Date }) {
+export function createUserService({ db, events, clock = () => new Date() }: { db: Database; events: EventBus; clock?: () => Date }) {
   async function withProject(users: Promise<q.UserWithProject | undefined>, notFound: string) {
     const found = await users;
     if (!found) throw new NotFound(notFound);
@@ -153,13 +155,21 @@ export function createUserService({ db, clock = () => new Date() }: { db: Databa
       });
     },
 
-    /** Deletes a user with its notifications, data messages and their events (404 when unknown). */
+    /** Deletes a user with its notifications, data messages and their events (404 when unknown); listeners hear CANCELLED. */
     async remove(projectId: string, subjectId: string) {
-      const project = await findProjectByProjectId(db, projectId);
-      if (!project) throw new NotFound('Project Id does not exist. Cannot delete user without a valid project.');
-      const user = await q.findUser(db, project.id, subjectId);
-      if (!user) throw new NotFound(`The user with specified subject ID ${subjectId} does not exist in project ID ${projectId}. Please specify a valid user for deleting.`);
-      await q.deleteUser(db, user.id);
+      const cancelled = await db.transaction(async (tx) => {
+        const project = await findProjectByProjectId(tx, projectId);
+        if (!project) throw new NotFound('Project Id does not exist. Cannot delete user without a valid project.');
+        const user = await q.findUser(tx, project.id, subjectId);
+        if (!user) throw new NotFound(`The user with specified subject ID ${subjectId} does not exist in project ID ${projectId}. Please specify a valid user for deleting.`);
+        const messages = await listMessageIdsOfUser(tx, user.id);
+        await q.deleteUser(tx, user.id);
+        return messages;
+      });
+      const time = clock();
+      events.publish('message.state', ...cancelled.map((m) => ({
+        kind: m.kind, messageId: m.id, projectId, subjectId, state: 'CANCELLED', time, associatedInfo: null,
+      })));
     },
   };
 }

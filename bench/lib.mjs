@@ -1,0 +1,73 @@
+// Shared helpers of the benchmarks: start the built service (dist/main.js) and wait for it.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import postgres from 'postgres';
+
+export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export async function freePort() {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Creates a fresh database next to BENCH_DATABASE_URL; returns its URL and a drop function. */
+export async function freshDatabase(name) {
+  const admin = postgres(BENCH_DATABASE_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(BENCH_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+/** Spawns dist/main.js with `env`; resolves once /actuator/health answers, with the time it took. */
+export async function startService(env) {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${base}/actuator/health`);
+      if (res.ok) break;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) throw new Error('service did not start within 60 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const startupMs = performance.now() - started;
+  return {
+    base,
+    startupMs,
+    pid: child.pid,
+    /** Resident set size in MiB, from /proc. */
+    rssMiB() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+export const machine = () => {
+  const cpus = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/g) ?? [];
+  return `${cpus.length} × ${(cpus[0] ?? '').replace(/model name\s*:\s*/, '')}, Node ${process.version}`;
+};

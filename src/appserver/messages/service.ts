@@ -1,0 +1,255 @@
+/**
+ * Use cases shared by notifications and data messages: add (single and batch, deduplicated),
+ * update, delete, put on the schedule, and their state events. A `MessageCodec` supplies what
+ * differs between the two kinds (DTO mapping, duplicate rule and answer).
+ *
+ * Every state change and its state-event rows commit in one transaction; listeners are told
+ * after the commit (ARCHITECTURE rule 5).
+ */
+import { createHash } from 'node:crypto';
+import type { Database, Executor } from '../../platform/database.js';
+import type { EventBus, MessageStateChange } from '../../platform/events.js';
+import { BadRequest, Conflict, InvalidDetails, NotFound } from '../errors.js';
+import { epochSeconds, parseOptionalInstant } from '../instant.js';
+import type { DeliveryState, MessageKind, MessageRow, MessageState, MessageStateEventRow, NewMessageRow } from '../schema.js';
+import { requireProject, requireSubject } from '../users/service.js';
+import { setUserMetrics } from '../users/queries.js';
+import * as q from './queries.js';
+
+/** What differs between notifications and data messages. */
+export interface MessageCodec<Body, Dto> {
+  kind: MessageKind;
+  /** "Notification" / "Data message", for error messages. */
+  label: string;
+  /** The row to store for a request body (without user, state and dedupe key). */
+  toRow(body: Body): Omit<NewMessageRow, 'userId' | 'kind' | 'dedupeKey'>;
+  /** The fields of the reference's duplicate rule. */
+  dedupeFields(row: Omit<NewMessageRow, 'userId' | 'kind' | 'dedupeKey'>): unknown[];
+  toDto(row: MessageRow): Dto;
+  /** The error for a single add that repeats an existing message. */
+  duplicate(existing: Dto): Error;
+}
+
+/** Client-reported states accepted by the state-event endpoint (reference: external states). */
+export const EXTERNAL_STATES: readonly MessageState[] = ['DELIVERED', 'OPENED', 'DISMISSED', 'ERRORED', 'UNKNOWN'];
+/** How many client-reported events one message may collect. */
+export const MAX_EXTERNAL_EVENTS = 20;
+
+export interface StateEventDto {
+  id: number;
+  notificationId: number;
+  state: MessageState;
+  time: number;
+  associatedInfo: string | null;
+}
+
+export interface StateEventBody {
+  state: string;
+  time?: string | number | null;
+  associatedInfo?: string | Record<string, string> | null;
+}
+
+export const toStateEventDto = (e: MessageStateEventRow): StateEventDto => ({
+  id: e.id,
+  notificationId: e.messageId,
+  state: e.state,
+  time: epochSeconds(e.time),
+  associatedInfo: e.associatedInfo,
+});
+
+const dedupeKey = (fields: unknown[]) => createHash('sha256').update(JSON.stringify(fields)).digest('base64url');
+
+/** Parses `associatedInfo`: a JSON object of strings given as a string (the reference's form) or inline. */
+function parseAssociatedInfo(value: StateEventBody['associatedInfo']): Record<string, string> | null {
+  if (value === null || value === undefined || value === '') return null;
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new BadRequest('associatedInfo must be a JSON object of strings');
+    }
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new BadRequest('associatedInfo must be a JSON object of strings');
+  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+}
+
+interface Deps { db: Database; events: EventBus; clock?: () => Date }
+
+export function createMessageService<Body extends { id?: number | null }, Dto>(codec: MessageCodec<Body, Dto>, { db, events, clock = () => new Date() }: Deps) {
+  const { kind, label } = codec;
+
+  /** Tells listeners about committed state events. */
+  function publish(owner: { projectId: string; subjectId: string }, changes: { messageId: number; state: MessageState; time: Date; info?: Record<string, string> | null }[]) {
+    events.publish('message.state', ...changes.map((c): MessageStateChange => ({
+      kind, messageId: c.messageId, projectId: owner.projectId, subjectId: owner.subjectId,
+      state: c.state, time: c.time, associatedInfo: c.info ?? null,
+    })));
+  }
+
+  function newRow(body: Body, userId: number, schedule: boolean): NewMessageRow {
+    const row = codec.toRow(body);
+    return { ...row, userId, kind, state: schedule ? 'SCHEDULED' : 'ADDED', dedupeKey: dedupeKey(codec.dedupeFields(row)) };
+  }
+
+  /**
+   * ADDED (and SCHEDULED) events for newly stored rows. Both take the row's createdAt: the
+   * service clock was read before the database's, so SCHEDULED used to sort before ADDED.
+   */
+  function addedEvents(rows: MessageRow[]) {
+    return rows.flatMap((r) => [
+      { messageId: r.id, state: 'ADDED' as const, time: r.createdAt },
+      ...(r.state === 'SCHEDULED' ? [{ messageId: r.id, state: 'SCHEDULED' as const, time: r.createdAt }] : []),
+    ]);
+  }
+
+  async function requireUserMessage(tx: Executor, userId: number, id: number, lock = false) {
+    const message = await q.findUserMessage(tx, kind, userId, id, lock);
+    if (!message) throw new NotFound(`The ${label} with Id ${id} does not exist for this user`);
+    return message;
+  }
+
+  return {
+    codec,
+
+    list: async () => (await q.listMessages(db, kind)).map(codec.toDto),
+
+    async get(id: number) {
+      const row = await q.findMessage(db, kind, id);
+      // Reference bug fixed: an unknown id answered 200 with an empty DTO.
+      if (!row) throw new NotFound(`${label} not found with id ${id}`);
+      return codec.toDto(row);
+    },
+
+    async listOfUser(projectId: string, subjectId: string) {
+      const { user } = await requireSubject(db, projectId, subjectId);
+      return (await q.listUserMessages(db, kind, user.id)).map(codec.toDto);
+    },
+
+    async listOfProject(projectId: string) {
+      const project = await requireProject(db, projectId);
+      return (await q.listProjectMessages(db, kind, project.id)).map(codec.toDto);
+    },
+
+    /** Adds one message; throws the codec's duplicate error when it repeats an existing one. */
+    async add(projectId: string, subjectId: string, body: Body, opts: { schedule: boolean }) {
+      const { stored, owner, existing } = await db.transaction(async (tx) => {
+        const { project, user } = await requireSubject(tx, projectId, subjectId);
+        const row = newRow(body, user.id, opts.schedule);
+        const [inserted] = await q.insertMessages(tx, [row]);
+        if (!inserted) {
+          return { stored: undefined, owner: undefined, existing: await q.findMessageByDedupeKey(tx, user.id, kind, row.dedupeKey) };
+        }
+        const changes = addedEvents([inserted]);
+        await q.insertStateEvents(tx, changes);
+        return { stored: { row: inserted, changes }, owner: { projectId: project.projectId, subjectId }, existing: undefined };
+      });
+      if (!stored) throw codec.duplicate(codec.toDto(existing!));
+      publish(owner!, stored.changes);
+      return codec.toDto(stored.row);
+    },
+
+    /** Adds many messages; repeats of existing ones (or within the batch) are skipped. Returns the new ones. */
+    async addBatch(projectId: string, subjectId: string, bodies: Body[], opts: { schedule: boolean }) {
+      const { rows, changes, owner } = await db.transaction(async (tx) => {
+        const { project, user } = await requireSubject(tx, projectId, subjectId);
+        const inserted = await q.insertMessages(tx, bodies.map((b) => newRow(b, user.id, opts.schedule)));
+        const changes = addedEvents(inserted);
+        await q.insertStateEvents(tx, changes);
+        return { rows: inserted, changes, owner: { projectId: project.projectId, subjectId } };
+      });
+      publish(owner, changes);
+      return rows.map(codec.toDto);
+    },
+
+    /**
+     * Replaces a message's content (417 without `id`, 404 when not the user's). A message that
+     * was sent, failed or cancelled goes back on the schedule when its new time is in the future.
+     */
+    async update(projectId: string, subjectId: string, body: Body) {
+      if (body.id === undefined || body.id === null) throw new InvalidDetails(`ID must be supplied for updating the ${label.toLowerCase()}`);
+      const id = body.id;
+      const now = clock();
+      const { row, changes, owner } = await db.transaction(async (tx) => {
+        const { project, user } = await requireSubject(tx, projectId, subjectId);
+        const current = await q.findUserMessage(tx, kind, user.id, id, true);
+        if (!current) throw new NotFound(`${label} does not exist. Please create first`);
+        const next = newRow(body, user.id, false);
+        const reschedule = current.state !== 'ADDED' && current.state !== 'SCHEDULED' && next.scheduledTime > now;
+        const state: DeliveryState = reschedule ? 'SCHEDULED' : current.state;
+        const row = await q.updateMessage(tx, id, { ...next, state, leaseUntil: null, attempts: reschedule ? 0 : current.attempts });
+        const changes = [
+          { messageId: id, state: 'UPDATED' as const, time: now },
+          ...(reschedule ? [{ messageId: id, state: 'SCHEDULED' as const, time: now }] : []),
+        ];
+        await q.insertStateEvents(tx, changes);
+        return { row: row!, changes, owner: { projectId: project.projectId, subjectId } };
+      });
+      publish(owner, changes);
+      return codec.toDto(row);
+    },
+
+    /** Deletes messages of the user (one by id — 404 when unknown —, all, or a task's); listeners hear CANCELLED. */
+    async remove(projectId: string, subjectId: string, filter: { id?: number; taskId?: number } = {}) {
+      const { user } = await requireSubject(db, projectId, subjectId);
+      const ids = await q.deleteUserMessages(db, kind, user.id, { ids: filter.id !== undefined ? [filter.id] : undefined, taskId: filter.taskId });
+      if (filter.id !== undefined && ids.length === 0) throw new NotFound(`${label} with the provided ID does not exist.`);
+      const now = clock();
+      publish({ projectId, subjectId }, ids.map((messageId) => ({ messageId, state: 'CANCELLED' as const, time: now })));
+    },
+
+    /** Puts the user's unscheduled messages (or one of them) on the schedule. */
+    async schedule(projectId: string, subjectId: string, id?: number) {
+      const now = clock();
+      const { user, changes } = await db.transaction(async (tx) => {
+        const { user } = await requireSubject(tx, projectId, subjectId);
+        if (id !== undefined) await requireUserMessage(tx, user.id, id);
+        const scheduled = await q.scheduleAddedMessages(tx, kind, user.id, id !== undefined ? [id] : undefined);
+        const changes = scheduled.map((m) => ({ messageId: m.id, state: 'SCHEDULED' as const, time: now }));
+        await q.insertStateEvents(tx, changes);
+        return { user, changes };
+      });
+      publish({ projectId, subjectId }, changes);
+      if (id !== undefined) return [codec.toDto((await q.findMessage(db, kind, id))!)];
+      return (await q.listUserMessages(db, kind, user.id)).map(codec.toDto);
+    },
+
+    /** State events of a message by id alone (an unknown id has none). */
+    listStateEvents: async (id: number) => (await q.listStateEventsOfKind(db, kind, id)).map(toStateEventDto),
+
+    async listUserStateEvents(projectId: string, subjectId: string, id: number) {
+      const { user } = await requireSubject(db, projectId, subjectId);
+      await requireUserMessage(db, user.id, id);
+      return (await q.listStateEvents(db, id)).map(toStateEventDto);
+    },
+
+    /**
+     * Records a client-reported state (DELIVERED, OPENED, DISMISSED, ERRORED, UNKNOWN; else 400),
+     * at most MAX_EXTERNAL_EVENTS per message (409). DELIVERED and OPENED update the user's
+     * lastDelivered / lastOpened. Returns all events of the message, the new one included.
+     */
+    async postStateEvent(projectId: string, subjectId: string, id: number, body: StateEventBody) {
+      const state = body.state as MessageState;
+      if (!EXTERNAL_STATES.includes(state)) {
+        throw new BadRequest(`The state ${body.state} is not an external state and cannot be updated by this endpoint.`);
+      }
+      const info = parseAssociatedInfo(body.associatedInfo);
+      const time = parseOptionalInstant(body.time, 'time') ?? clock();
+      const { list, owner } = await db.transaction(async (tx) => {
+        const { project, user } = await requireSubject(tx, projectId, subjectId);
+        await requireUserMessage(tx, user.id, id, true); // the row lock serialises concurrent posts for the cap
+        if ((await q.countExternalStateEvents(tx, id)) >= MAX_EXTERNAL_EVENTS) {
+          throw new Conflict(`The max limit of state changes(${MAX_EXTERNAL_EVENTS}) has been reached. Cannot add new states.`);
+        }
+        await q.insertStateEvents(tx, [{ messageId: id, state, time, associatedInfo: info ? JSON.stringify(info) : null, external: true }]);
+        if (state === 'DELIVERED') await setUserMetrics(tx, user.id, { lastDelivered: time });
+        if (state === 'OPENED') await setUserMetrics(tx, user.id, { lastOpened: time });
+        return { list: await q.listStateEvents(tx, id), owner: { projectId: project.projectId, subjectId } };
+      });
+      publish(owner, [{ messageId: id, state, time, info }]);
+      return list.map(toStateEventDto);
+    },
+  };
+}
+
+export type MessageService<Body extends { id?: number | null }, Dto> = ReturnType<typeof createMessageService<Body, Dto>>;

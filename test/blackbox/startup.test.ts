@@ -1,0 +1,220 @@
+/**
+ * Start-up, shutdown and configuration errors of the real process: spawns `node dist/main.js`
+ * (built by `npm run build`, which `pretest` runs) with a clean environment per case.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { request, type IncomingMessage } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const built = existsSync(MAIN);
+const onPostgres = process.env.TEST_DB === 'postgres';
+
+const BANNER = /^RADAR platform (\S+) \((dev|prod), (PGlite|PostgreSQL)\) listening on (http:\/\/\S+) · app server \S+ · management \S+ · API docs \S+\/swagger-ui\/ · health \S+\/actuator\/health · started in \d+\.\d s$/m;
+
+interface Proc {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const running: Proc[] = [];
+
+/** Starts dist/main.js with only `env` (plus PATH) in its environment. */
+function start(env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => { out += chunk.toString('utf8'); });
+  child.stderr!.on('data', (chunk: Buffer) => { err += chunk.toString('utf8'); });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const proc = { child, stdout: () => out, stderr: () => err, exited };
+  running.push(proc);
+  return proc;
+}
+
+afterEach(async () => {
+  for (const proc of running.splice(0)) {
+    if (proc.child.exitCode === null && proc.child.signalCode === null) {
+      proc.child.kill('SIGKILL');
+      await proc.exited;
+    }
+  }
+});
+
+/** Polls `probe` every 50 ms until it returns a value, or fails after `seconds`. */
+async function waitFor<T>(what: string, seconds: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Waits for the start-up banner (or an early exit) and returns the base URL. */
+async function started(proc: Proc, seconds = 60): Promise<string> {
+  let exited = false;
+  void proc.exited.then(() => { exited = true; });
+  const banner = await waitFor('the start-up banner', seconds, () => {
+    if (exited) throw new Error(`exited before start-up.\nstderr: ${proc.stderr()}\nstdout: ${proc.stdout()}`);
+    return BANNER.exec(proc.stdout()) ?? undefined;
+  });
+  return banner[4]!;
+}
+
+/** Exit code, failing the test when the process is still running after `seconds`. */
+async function exitCode(proc: Proc, seconds: number): Promise<number | null> {
+  const result = await Promise.race([proc.exited, sleep(seconds * 1000, undefined)]);
+  if (!result) throw new Error(`still running after ${seconds} s.\nstderr: ${proc.stderr()}`);
+  return result.code;
+}
+
+/** One HTTP request on its own connection (no pooled keep-alive connection to reuse). */
+function send(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: init.method ?? 'GET', headers: init.headers, agent: false }, (res: IncomingMessage) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/main.js is missing (run `npm run build`)', () => {
+  describe.runIf(!onPostgres)('dev profile', () => {
+    it('prints the banner, is healthy, and on SIGTERM finishes the request in flight and exits 0', async () => {
+      const proc = start({ PROFILE: 'dev', LOG_LEVEL: 'info' });
+      const base = await started(proc);
+      expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(BANNER.exec(proc.stdout())!.slice(1, 4)).toEqual([expect.any(String), 'dev', 'PGlite']);
+
+      const health = await send(`${base}/actuator/health`);
+      expect(health.status).toBe(200);
+      expect(JSON.parse(health.body)).toMatchObject({ status: 'UP', components: { db: { status: 'UP', details: { database: 'PGlite' } } } });
+
+      // A request in flight: headers sent, half of the body still to come.
+      const body = JSON.stringify({ projectId: `inflight-${randomBytes(4).toString('hex')}` });
+      const half = Math.floor(body.length / 2);
+      let inFlight: ReturnType<typeof request> | undefined;
+      const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(`${base}/projects`, {
+          method: 'POST', agent: false,
+          headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+        }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        });
+        req.on('error', reject);
+        req.write(body.slice(0, half));
+        inFlight = req;
+      });
+      await waitFor('the server to receive the request', 10, () =>
+        (/"url":"\/projects".*"msg":"incoming request"/.test(proc.stdout()) ? true : undefined));
+
+      proc.child.kill('SIGTERM');
+      await waitFor('the shutdown to begin', 10, () => (/"msg":"shutting down"/.test(proc.stdout()) ? true : undefined));
+
+      // No new connections once the listener is closed (close() gets there shortly after the log line)...
+      await waitFor('new connections to be refused', 10, () => send(`${base}/actuator/health`).then(
+        () => undefined,
+        (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' ? true : undefined),
+      ));
+      // ...but the request in flight completes.
+      inFlight!.end(body.slice(half));
+      const created = await response;
+      expect(created.status).toBe(201);
+      expect(JSON.parse(created.body)).toMatchObject({ projectId: JSON.parse(body).projectId });
+
+      expect(await exitCode(proc, 10)).toBe(0);
+    }, 90_000);
+  });
+
+  describe.runIf(!onPostgres)('configuration errors stop the start and name the variable', () => {
+    it('prod without DATABASE_URL', async () => {
+      const proc = start({ PROFILE: 'prod', RADAR_ADMIN_PASSWORD: 'secret1' });
+      expect(await exitCode(proc, 20)).not.toBe(0);
+      expect(proc.stderr()).toMatch(/^\s*DATABASE_URL: required in the prod profile/m);
+      expect(proc.stdout()).not.toMatch(BANNER);
+    }, 30_000);
+
+    it('a PORT that is not a number', async () => {
+      const proc = start({ PROFILE: 'dev', PORT: 'abc' });
+      expect(await exitCode(proc, 20)).not.toBe(0);
+      expect(proc.stderr()).toMatch(/^\s*PORT: must be an integer, got "abc"/m);
+    }, 30_000);
+
+    it('prod without RADAR_ADMIN_PASSWORD', async () => {
+      const proc = start({ PROFILE: 'prod', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' });
+      expect(await exitCode(proc, 20)).not.toBe(0);
+      expect(proc.stderr()).toMatch(/^\s*RADAR_ADMIN_PASSWORD: required in the prod profile/m);
+      expect(proc.stderr()).not.toContain('DATABASE_URL');
+    }, 30_000);
+
+    it('an unreachable database fails after BOOT_WAIT_SECONDS', async () => {
+      const begun = Date.now();
+      const proc = start({
+        PROFILE: 'prod', DATABASE_URL: 'postgres://postgres:pw-not-shown@127.0.0.1:1/x', BOOT_WAIT_SECONDS: '1', RADAR_ADMIN_PASSWORD: 'secret1',
+      });
+      expect(await exitCode(proc, 20)).not.toBe(0);
+      expect(Date.now() - begun).toBeLessThan(15_000);
+      expect(proc.stderr()).toMatch(/Cannot connect to PostgreSQL .* after 1 s \(BOOT_WAIT_SECONDS\)/);
+      expect(proc.stderr() + proc.stdout()).not.toContain('pw-not-shown');
+    }, 30_000);
+  });
+
+  describe.runIf(onPostgres)('prod profile on PostgreSQL', () => {
+    it('two processes starting together on a fresh database both become healthy; migrations run once', async () => {
+      const { default: postgres } = await import('postgres');
+      const adminUrl = process.env.TEST_DATABASE_URL!;
+      const name = `radar_startup_${randomBytes(6).toString('hex')}`;
+      const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      try {
+        const env = { PROFILE: 'prod', DATABASE_URL: url.toString(), RADAR_ADMIN_PASSWORD: 'secret1', LOG_LEVEL: 'info' };
+        const procs = [start(env), start(env)];
+        const bases = await Promise.all(procs.map((proc) => started(proc)));
+        for (const [i, base] of bases.entries()) {
+          expect(BANNER.exec(procs[i]!.stdout())!.slice(2, 4)).toEqual(['prod', 'PostgreSQL']);
+          const health = await send(`${base}/actuator/health`);
+          expect(health.status).toBe(200);
+          expect(JSON.parse(health.body)).toMatchObject({ status: 'UP', components: { db: { status: 'UP', details: { database: 'PostgreSQL' } } } });
+        }
+
+        const journal = JSON.parse(readFileSync(new URL('../../migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
+        const db = postgres(url.toString(), { max: 1, onnotice: () => {} });
+        try {
+          const [row] = await db`select count(*)::int as n from drizzle.__drizzle_migrations`;
+          expect(row!.n).toBe(journal.entries.length);
+        } finally {
+          await db.end();
+        }
+
+        for (const proc of procs) proc.child.kill('SIGTERM');
+        for (const proc of procs) expect(await exitCode(proc, 10)).toBe(0);
+      } finally {
+        for (const proc of running) if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+        await Promise.all(running.map((proc) => proc.exited));
+        await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      }
+    }, 120_000);
+  });
+});

@@ -1,0 +1,242 @@
+/** loadConfig as a pure function: defaults, validation messages, drop-in names. No app, no database. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, envNamesOf, jdbcToPostgresUrl, loadConfig, settingsTable } from '../src/config.js';
+
+/** The ConfigError `loadConfig(env)` throws; fails the test when it does not throw one. */
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
+}
+
+const prodBase = { PROFILE: 'prod', DATABASE_URL: 'postgres://radar:secret@db:5432/radar', RADAR_ADMIN_PASSWORD: 'admin-secret' };
+
+describe('defaults', () => {
+  it('an empty environment is the dev profile on in-memory PGlite', () => {
+    const config = loadConfig({}, '1.2.3');
+    expect(config).toEqual({
+      profile: 'dev',
+      host: '0.0.0.0',
+      port: 8080,
+      bootWaitSeconds: 10,
+      httpBodyLimitBytes: 10 * 1024 * 1024,
+      shutdownTimeoutSeconds: 10,
+      logLevel: 'info',
+      adminUser: 'radar',
+      adminPassword: 'radar',
+      smtpUrl: undefined,
+      appserverContextPath: '',
+      managementportalContextPath: '/managementportal',
+      trustProxy: false,
+      database: { kind: 'pglite' },
+      version: '1.2.3',
+    });
+  });
+
+  it('empty values count as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '' })).toMatchObject({ port: 8080, database: { kind: 'pglite' } });
+  });
+
+  it('a complete prod environment loads', () => {
+    const config = loadConfig({ ...prodBase, DATABASE_POOL_SIZE: '25', LOG_LEVEL: 'warn' });
+    expect(config).toMatchObject({
+      profile: 'prod',
+      logLevel: 'warn',
+      adminPassword: 'admin-secret',
+      database: { kind: 'postgres', url: 'postgres://radar:secret@db:5432/radar', poolSize: 25 },
+    });
+  });
+
+  it('DATABASE_URL selects PostgreSQL in the dev profile too', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/radar' }).database).toEqual({ kind: 'postgres', url: 'postgresql://db/radar', poolSize: 10 });
+  });
+});
+
+describe('invalid values stop the start with a message naming the variable', () => {
+  it.each([
+    [{ PORT: 'abc' }, 'PORT: must be an integer, got "abc"'],
+    [{ PORT: '70000' }, 'PORT: must be between 0 and 65535, got 70000'],
+    [{ HTTP_BODY_LIMIT_BYTES: '-1' }, 'HTTP_BODY_LIMIT_BYTES: must be between'],
+    [{ PROFILE: 'staging' }, 'PROFILE: must be dev or prod'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent, got "loud"'],
+    [{ SPRING_APPLICATION_JSON: '{bad' }, 'SPRING_APPLICATION_JSON: must be a JSON object'],
+    [{ SPRING_APPLICATION_JSON: '[1, 2]' }, 'SPRING_APPLICATION_JSON: must be a JSON object'],
+    [{ BOOT_WAIT_SECONDS: '1.5' }, 'BOOT_WAIT_SECONDS: must be an integer'],
+    [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY: must be one of'],
+    [{ APPSERVER_CONTEXT_PATH: 'api' }, 'APPSERVER_CONTEXT_PATH: must be empty or a path starting with "/"'],
+    [{ DATABASE_URL: 'mysql://db/radar' }, 'DATABASE_URL: must be a postgres://'],
+    [{ SPRING_DATASOURCE_URL: 'jdbc:hsqldb:mem:/appserver' }, 'SPRING_DATASOURCE_URL: must be a jdbc:postgresql://'],
+    [{ SMTP_URL: 'mail.example.org' }, 'SMTP_URL: must be an smtp:// or smtps:// URL'],
+    [{ SPRING_MAIL_HOST: 'mail', SPRING_MAIL_PORT: '0' }, 'SPRING_MAIL_PORT: must be between 1 and 65535'],
+  ])('%j', (env, message) => {
+    const err = configError(env);
+    expect(err.message).toContain(message);
+    expect(err.problems).toHaveLength(1);
+  });
+
+  it('names the relaxed name or the SPRING_APPLICATION_JSON path the value came from', () => {
+    expect(configError({ SERVER_PORT: 'x' }).problems).toEqual(['SERVER_PORT: must be an integer, got "x"']);
+    expect(configError({ SPRING_APPLICATION_JSON: '{"server":{"port":"x"}}' }).problems)
+      .toEqual(['SPRING_APPLICATION_JSON server.port: must be an integer, got "x"']);
+  });
+
+  it('reports every problem at once', () => {
+    expect(configError({ PORT: 'abc', LOG_LEVEL: 'loud', PROFILE: 'staging' }).problems).toHaveLength(3);
+  });
+
+  it('prod without a database names DATABASE_URL', () => {
+    const { DATABASE_URL: _, ...env } = prodBase;
+    expect(configError(env).problems).toEqual(["DATABASE_URL: required in the prod profile (or the reference's SPRING_DATASOURCE_URL)"]);
+  });
+
+  it('prod without RADAR_ADMIN_PASSWORD names it, and refuses the dev default', () => {
+    const { RADAR_ADMIN_PASSWORD: _, ...env } = prodBase;
+    expect(configError(env).problems).toEqual(['RADAR_ADMIN_PASSWORD: required in the prod profile']);
+    expect(configError({ ...env, RADAR_ADMIN_PASSWORD: 'radar' }).problems)
+      .toEqual(['RADAR_ADMIN_PASSWORD: the dev default "radar" is not allowed in the prod profile']);
+  });
+
+  it('does not echo SPRING_APPLICATION_JSON that is not valid JSON (it may hold passwords)', () => {
+    const err = configError({ SPRING_APPLICATION_JSON: '{"spring":{"datasource":{"password":hunter2}}}' });
+    expect(err.problems).toEqual(['SPRING_APPLICATION_JSON: must be a JSON object (not valid JSON)']);
+  });
+
+  it('does not echo passwords of a rejected URL', () => {
+    const err = configError({ DATABASE_URL: 'mysql://radar:hunter2@db/radar', SMTP_URL: 'http://mailer:hunter2@mail' });
+    expect(err.problems).toHaveLength(2);
+    expect(err.message).not.toContain('hunter2');
+    expect(err.message).toContain('mysql://radar:***@db/radar');
+  });
+});
+
+describe('profile', () => {
+  it.each([
+    [{ SPRING_PROFILES_ACTIVE: 'prod' }, 'prod'],
+    [{ SPRING_PROFILES_ACTIVE: 'prod,api-docs' }, 'prod'],
+    [{ SPRING_PROFILES_ACTIVE: 'api-docs, prod' }, 'prod'],
+    [{ SPRING_PROFILES_ACTIVE: 'dev,api-docs' }, 'dev'],
+    [{ PROFILE: 'PROD' }, 'prod'],
+    [{ SPRING_APPLICATION_JSON: '{"spring":{"profiles":{"active":["prod","api-docs"]}}}' }, 'prod'],
+  ])('%j selects %s', (env, profile) => {
+    expect(loadConfig({ ...env, DATABASE_URL: 'postgres://db/radar', RADAR_ADMIN_PASSWORD: 'x' }).profile).toBe(profile);
+  });
+
+  it('a Spring profile list without dev or prod is refused, naming the variable', () => {
+    expect(configError({ SPRING_PROFILES_ACTIVE: 'api-docs' }).problems[0]).toMatch(/^SPRING_PROFILES_ACTIVE: must be dev or prod/);
+  });
+});
+
+describe('database', () => {
+  it('SPRING_DATASOURCE_URL with username and password selects PostgreSQL', () => {
+    const config = loadConfig({
+      SPRING_PROFILES_ACTIVE: 'prod',
+      SPRING_DATASOURCE_URL: 'jdbc:postgresql://db:5432/radar',
+      SPRING_DATASOURCE_USERNAME: 'radar',
+      SPRING_DATASOURCE_PASSWORD: 's3cret',
+      RADAR_ADMIN_PASSWORD: 'x',
+    });
+    expect(config.profile).toBe('prod');
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://db:5432/radar', username: 'radar', password: 's3cret', poolSize: 10 });
+  });
+
+  it('DATABASE_URL wins over SPRING_DATASOURCE_URL', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://a/one', SPRING_DATASOURCE_URL: 'jdbc:postgresql://b/two' });
+    expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://a/one', poolSize: 10 });
+  });
+
+  it('the pool size is read under the Hikari property names too', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://a/b', SPRING_DATASOURCE_HIKARI_MAXIMUM_POOL_SIZE: '15' }).database).toMatchObject({ poolSize: 15 });
+    expect(loadConfig({ DATABASE_URL: 'postgres://a/b', SPRING_DATASOURCE_HIKARI_MAXIMUMPOOLSIZE: '16' }).database).toMatchObject({ poolSize: 16 });
+  });
+
+  it('jdbcToPostgresUrl keeps hosts and database, turns user/password into user info and drops pgjdbc-only parameters', () => {
+    expect(jdbcToPostgresUrl('jdbc:postgresql://db:5432/radar')).toBe('postgres://db:5432/radar');
+    expect(jdbcToPostgresUrl('jdbc:postgresql://h1:5432,h2:5433/radar?targetServerType=primary')).toBe('postgres://h1:5432,h2:5433/radar');
+    expect(jdbcToPostgresUrl('jdbc:postgresql://db/radar?user=me&password=p%40ss&sslmode=require&currentSchema=x&ApplicationName=mp'))
+      .toBe('postgres://me:p%40ss@db/radar?sslmode=require&application_name=mp');
+  });
+
+  it('DATABASE_URL also takes a jdbc URL and several hosts', () => {
+    expect(loadConfig({ DATABASE_URL: 'jdbc:postgresql://db:5432/radar' }).database).toMatchObject({ url: 'postgres://db:5432/radar' });
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@h1:5432,h2:5432/radar' }).database).toMatchObject({ url: 'postgres://u:p@h1:5432,h2:5432/radar' });
+  });
+});
+
+describe('drop-in names', () => {
+  it('SERVER_PORT works for the port', () => {
+    expect(loadConfig({ SERVER_PORT: '9000' }).port).toBe(9000);
+  });
+
+  it('the canonical name wins over the relaxed Spring form', () => {
+    expect(loadConfig({ PORT: '9100', SERVER_PORT: '9000' }).port).toBe(9100);
+  });
+
+  it.each([
+    ['nested', '{"server":{"port":9001}}', 9001],
+    ['dotted', '{"server.port":9002}', 9002],
+    ['string value', '{"server":{"port":"9003"}}', 9003],
+  ])('SPRING_APPLICATION_JSON %s keys work and win over the environment', (_form, json, port) => {
+    expect(loadConfig({ SPRING_APPLICATION_JSON: json, PORT: '8000', SERVER_PORT: '8001' }).port).toBe(port);
+  });
+
+  it('SPRING_APPLICATION_JSON accepts kebab-case and camelCase keys', () => {
+    expect(loadConfig({ SPRING_APPLICATION_JSON: '{"server":{"forward-headers-strategy":"NATIVE"}}' }).trustProxy).toBe(true);
+    expect(loadConfig({ SPRING_APPLICATION_JSON: '{"server.forwardHeadersStrategy":"native"}' }).trustProxy).toBe(true);
+    const config = loadConfig({ DATABASE_URL: 'postgres://a/b', SPRING_APPLICATION_JSON: '{"spring":{"datasource":{"hikari":{"maximum-pool-size":7}}}}' });
+    expect(config.database).toMatchObject({ poolSize: 7 });
+  });
+
+  it('the Spring forms of booleans and log levels are understood', () => {
+    expect(loadConfig({ SERVER_FORWARD_HEADERS_STRATEGY: 'NONE' }).trustProxy).toBe(false);
+    expect(loadConfig({ SERVER_FORWARDHEADERSSTRATEGY: 'framework' }).trustProxy).toBe(true);
+    expect(loadConfig({ LOGGING_LEVEL_ROOT: 'OFF' }).logLevel).toBe('silent');
+    expect(loadConfig({ LOGGING_LEVEL_ROOT: 'DEBUG' }).logLevel).toBe('debug');
+  });
+
+  it('envNamesOf gives the environment form with and without underscores between camelCase words', () => {
+    const names = envNamesOf('managementportal.common.baseUrl');
+    expect(names).toContain('MANAGEMENTPORTAL_COMMON_BASEURL');
+    expect(names).toContain('MANAGEMENTPORTAL_COMMON_BASE_URL');
+    expect(envNamesOf('server.port')).toEqual(['SERVER_PORT']);
+    expect(envNamesOf('server.forward-headers-strategy')).toEqual(['SERVER_FORWARDHEADERSSTRATEGY', 'SERVER_FORWARD_HEADERS_STRATEGY']);
+  });
+
+  it('RADAR_ADMIN_* are read from SPRING_APPLICATION_JSON too', () => {
+    const config = loadConfig({ SPRING_APPLICATION_JSON: '{"radar":{"admin":{"user":"ops","password":"pw"}}}' });
+    expect(config).toMatchObject({ adminUser: 'ops', adminPassword: 'pw' });
+  });
+});
+
+describe('mail server', () => {
+  it('SPRING_MAIL_* build an smtp URL with encoded credentials', () => {
+    const config = loadConfig({ SPRING_MAIL_HOST: 'smtp.example.org', SPRING_MAIL_PORT: '587', SPRING_MAIL_USERNAME: 'radar@example.org', SPRING_MAIL_PASSWORD: 'p:a/s@s' });
+    expect(config.smtpUrl).toBe('smtp://radar%40example.org:p%3Aa%2Fs%40s@smtp.example.org:587');
+    expect(new URL(config.smtpUrl!).password).toBe('p%3Aa%2Fs%40s');
+  });
+
+  it('SPRING_MAIL_HOST alone defaults to port 25 without credentials', () => {
+    expect(loadConfig({ SPRING_MAIL_HOST: 'smtp' }).smtpUrl).toBe('smtp://smtp:25');
+  });
+
+  it('SMTP_URL wins over SPRING_MAIL_*', () => {
+    expect(loadConfig({ SMTP_URL: 'smtps://u:p@mail:465', SPRING_MAIL_HOST: 'other' }).smtpUrl).toBe('smtps://u:p@mail:465');
+  });
+
+  it('no mail settings leave the mail server unset', () => {
+    expect(loadConfig({}).smtpUrl).toBeUndefined();
+  });
+});
+
+describe('README', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+  it('lists every setting by its canonical name', () => {
+    const missing = settingsTable().map((row) => row.env).filter((env) => !readme.includes(`\`${env}\``));
+    expect(missing).toEqual([]);
+  });
+});

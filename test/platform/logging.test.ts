@@ -1,0 +1,94 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { loggerOptions } from '../../src/platform/logging.js';
+
+/** Everything the app logs, as text. */
+let logged = '';
+const stream = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    logged += chunk.toString('utf8');
+    done();
+  },
+});
+
+let t: TestApp;
+beforeAll(async () => {
+  const options = loggerOptions('info'); // the production redaction and serializers
+  if (typeof options !== 'object') throw new Error('loggerOptions must return pino options');
+  t = await buildTestApp({}, { logger: { ...options, stream } });
+});
+afterAll(async () => { await t.close(); });
+
+/** Unique values that must never reach the log. */
+const secrets = {
+  bearer: 'bearer-4f1d9c2e-token',
+  basicPassword: 'basic-pw-8a7b6c',
+  cookie: 'cookie-session-3e5f7a',
+  clientSecret: 'client-secret-91b2c3',
+  password: 'query-password-0d4e5f',
+  refreshToken: 'refresh-token-6a7b8c',
+  code: 'auth-code-2c3d4e',
+  accessToken: 'access-token-5e6f70',
+};
+
+/** The request log lines (`incoming request`) of one URL path. */
+function requestLines(path: string): { req: { url: string; headers: Record<string, unknown> } }[] {
+  return logged.split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    .filter((entry) => entry.msg === 'incoming request' && entry.req.url.split('?')[0] === path);
+}
+
+describe('request logs', () => {
+  it('redact the Authorization and Cookie headers and secret query parameters', async () => {
+    const query = new URLSearchParams({
+      page: '2',
+      client_secret: secrets.clientSecret,
+      password: secrets.password,
+      refresh_token: secrets.refreshToken,
+      code: secrets.code,
+      access_token: secrets.accessToken,
+    });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/projects/p-logging?${query}`,
+      headers: { authorization: `Bearer ${secrets.bearer}`, cookie: `SESSION=${secrets.cookie}`, 'x-request-note': 'kept' },
+    });
+    expect(res.statusCode).toBe(404);
+
+    const basic = await t.app.inject({
+      method: 'GET',
+      url: '/actuator/prometheus',
+      headers: { authorization: `Basic ${Buffer.from(`radar:${secrets.basicPassword}`).toString('base64')}` },
+    });
+    expect(basic.statusCode).toBe(401);
+
+    for (const [name, value] of Object.entries(secrets)) expect(logged, name).not.toContain(value);
+    // Nor in the encodings a logger might produce.
+    expect(logged).not.toContain(Buffer.from(`radar:${secrets.basicPassword}`).toString('base64'));
+    expect(logged).not.toContain(encodeURIComponent(secrets.clientSecret));
+
+    const [line] = requestLines('/projects/p-logging');
+    expect(line).toBeDefined();
+    expect(line!.req.headers.authorization).toBe('[Redacted]');
+    expect(line!.req.headers.cookie).toBe('[Redacted]');
+    expect(line!.req.headers['x-request-note']).toBe('kept');
+    const loggedQuery = new URLSearchParams(line!.req.url.split('?')[1]);
+    expect(Object.fromEntries(loggedQuery)).toEqual({
+      page: '2',
+      client_secret: '[Redacted]',
+      password: '[Redacted]',
+      refresh_token: '[Redacted]',
+      code: '[Redacted]',
+      access_token: '[Redacted]',
+    });
+
+    const [actuatorLine] = requestLines('/actuator/prometheus');
+    expect(actuatorLine!.req.headers.authorization).toBe('[Redacted]');
+  });
+
+  it('leave URLs without secret parameters as they are', async () => {
+    await t.app.inject({ method: 'GET', url: '/projects/p-plain?page=3&sort=name' });
+    const [line] = requestLines('/projects/p-plain');
+    expect(line!.req.url).toBe('/projects/p-plain?page=3&sort=name');
+  });
+});
