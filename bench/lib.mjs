@@ -35,7 +35,9 @@ export async function freshDatabase(name) {
 export async function startService(env) {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  // BENCH_NODE_ARGS passes flags to the service's node (e.g. --cpu-prof to profile under load).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

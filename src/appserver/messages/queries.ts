@@ -1,14 +1,57 @@
-import { and, asc, count, eq, inArray } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, inArray } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
+import { bulkInsert } from '../../platform/bulk-insert.js';
 import { messages, messageStateEvents, projects, users, type MessageKind, type MessageRow, type NewMessageRow } from '../schema.js';
 
 export type NewStateEvent = typeof messageStateEvents.$inferInsert;
 /** A message with the project and subject it belongs to (for events and listeners). */
 export interface MessageWithOwner { message: MessageRow; projectId: string; subjectId: string }
 
-/** Inserts the messages that are not duplicates of existing ones; returns only the new rows. */
-export const insertMessages = (db: Executor, rows: NewMessageRow[]) =>
-  rows.length === 0 ? Promise.resolve([]) : db.insert(messages).values(rows).onConflictDoNothing().returning();
+type InsertedColumn = Exclude<keyof MessageRow, 'id' | 'createdAt' | 'updatedAt'>;
+const INSERT_COLUMNS = Object.keys(getTableColumns(messages)).filter((k) => !['id', 'createdAt', 'updatedAt'].includes(k)) as InsertedColumn[];
+
+type StoredColumns = Omit<MessageRow, 'id' | 'createdAt' | 'updatedAt'>;
+
+/**
+ * A new message with every column set (the table's defaults where the row has none). One object
+ * literal of fixed shape: spreading a defaults object over each row cost 20 µs a row.
+ */
+const complete = (r: NewMessageRow): StoredColumns => ({
+  kind: r.kind, userId: r.userId, taskId: r.taskId ?? null, sourceId: r.sourceId, scheduledTime: r.scheduledTime,
+  ttlSeconds: r.ttlSeconds ?? 0, fcmMessageId: r.fcmMessageId, fcmTopic: r.fcmTopic ?? null, fcmCondition: r.fcmCondition ?? null,
+  delivered: r.delivered ?? false, appPackage: r.appPackage, sourceType: r.sourceType, priority: r.priority ?? null,
+  mutableContent: r.mutableContent ?? false, data: r.data ?? null, title: r.title ?? null, body: r.body ?? null, type: r.type ?? null,
+  sound: r.sound ?? null, badge: r.badge ?? null, subtitle: r.subtitle ?? null, icon: r.icon ?? null, color: r.color ?? null,
+  bodyLocKey: r.bodyLocKey ?? null, bodyLocArgs: r.bodyLocArgs ?? null, titleLocKey: r.titleLocKey ?? null,
+  titleLocArgs: r.titleLocArgs ?? null, androidChannelId: r.androidChannelId ?? null, tag: r.tag ?? null,
+  clickAction: r.clickAction ?? null, emailEnabled: r.emailEnabled ?? false, emailTitle: r.emailTitle ?? null,
+  emailBody: r.emailBody ?? null, state: r.state ?? 'ADDED', leaseUntil: r.leaseUntil ?? null, attempts: r.attempts ?? 0,
+  dedupeKey: r.dedupeKey,
+});
+
+/**
+ * Inserts the messages that are not duplicates of existing ones (nor of an earlier row of the
+ * same call); returns only the new rows. One statement whatever the number of rows.
+ */
+export async function insertMessages(db: Executor, rows: NewMessageRow[]): Promise<MessageRow[]> {
+  const firstByKey = new Map<string, StoredColumns>();
+  const full = rows.map((row) => {
+    const stored = complete(row);
+    const key = `${stored.userId}:${stored.kind}:${stored.dedupeKey}`;
+    if (!firstByKey.has(key)) firstByKey.set(key, stored); // the first of equal rows is the one stored
+    return stored;
+  });
+  const inserted = await bulkInsert(db, messages, INSERT_COLUMNS, full, {
+    onConflictDoNothing: true,
+    returning: ['id', 'user_id', 'kind', 'dedupe_key', 'created_at', 'updated_at'],
+  });
+  // Assigned, not spread: spreading a 40-column row costs more than the insert itself.
+  return inserted.map((r) => Object.assign(firstByKey.get(`${r.user_id}:${r.kind}:${r.dedupe_key}`)!, {
+    id: Number(r.id),
+    createdAt: new Date(r.created_at as string),
+    updatedAt: new Date(r.updated_at as string),
+  }));
+}
 
 export const findMessageByDedupeKey = async (db: Executor, userId: number, kind: MessageKind, dedupeKey: string) =>
   (await db.select().from(messages)
@@ -54,7 +97,8 @@ export const deleteUserMessages = async (db: Executor, kind: MessageKind, userId
   )).returning({ id: messages.id })).map((r) => r.id);
 
 export const insertStateEvents = (db: Executor, events: NewStateEvent[]) =>
-  events.length === 0 ? Promise.resolve([]) : db.insert(messageStateEvents).values(events).returning();
+  bulkInsert(db, messageStateEvents, ['messageId', 'state', 'time', 'associatedInfo', 'external'],
+    events.map((e) => ({ associatedInfo: null, external: false, ...e })), { returning: ['id'] });
 
 /** State events of a message, oldest first. */
 export const listStateEvents = (db: Executor, messageId: number) =>

@@ -21,6 +21,12 @@ export const findUserById = async (db: Executor, id: number): Promise<UserWithPr
 export const findUsersBySubjectId = (db: Executor, subjectId: string): Promise<UserWithProject[]> =>
   selectUsers(db).where(eq(users.subjectId, subjectId)).limit(2);
 
+/** A project by projectId and, when it exists, its user with `subjectId` (one query). */
+export const findProjectAndUser = async (db: Executor, projectId: string, subjectId: string) =>
+  (await db.select({ project: projects, user: users }).from(projects)
+    .leftJoin(users, and(eq(users.projectId, projects.id), eq(users.subjectId, subjectId)))
+    .where(eq(projects.projectId, projectId)).limit(1))[0];
+
 export const findUser = async (db: Executor, projectRowId: number, subjectId: string) =>
   (await db.select().from(users).where(and(eq(users.projectId, projectRowId), eq(users.subjectId, subjectId))).limit(1))[0];
 

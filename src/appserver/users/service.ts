@@ -33,10 +33,10 @@ export async function requireProject(db: Executor, projectId: string): Promise<P
 
 /** The user of a project, or 404 (project or user unknown) with the reference's messages. */
 export async function requireSubject(db: Executor, projectId: string, subjectId: string): Promise<{ project: ProjectRow; user: UserRow }> {
-  const project = await requireProject(db, projectId);
-  const user = await q.findUser(db, project.id, subjectId);
-  if (!user) throw new NotFound('The supplied Subject ID is invalid. No user found. Please Create a User First.');
-  return { project, user };
+  const found = await q.findProjectAndUser(db, projectId, subjectId);
+  if (!found) throw new NotFound('Project Id does not exist. Please create a project with the ID first');
+  if (!found.user) throw new NotFound('The supplied Subject ID is invalid. No user found. Please Create a User First.');
+  return { project: found.project, user: found.user };
 }
 
 /** Accepts an IANA zone or an integer offset in seconds (±18 h); returns the stored string. */
