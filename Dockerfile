@@ -6,9 +6,7 @@ WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci
 COPY . .
-RUN npm run build \
- # views/ and public/ hold no tracked files yet; make sure the runtime stage can copy them.
- && mkdir -p views public
+RUN npm run build
 
 FROM node:22-slim
 ENV NODE_ENV=production PROFILE=prod PORT=8080

@@ -98,7 +98,8 @@ export const deleteUserMessages = async (db: Executor, kind: MessageKind, userId
 
 export const insertStateEvents = (db: Executor, events: NewStateEvent[]) =>
   bulkInsert(db, messageStateEvents, ['messageId', 'state', 'time', 'associatedInfo', 'external'],
-    events.map((e) => ({ associatedInfo: null, external: false, ...e })), { returning: ['id'] });
+    events.map((e) => ({ messageId: e.messageId, state: e.state, time: e.time, associatedInfo: e.associatedInfo ?? null, external: e.external ?? false })),
+    { returning: ['id'] });
 
 /** State events of a message, oldest first. */
 export const listStateEvents = (db: Executor, messageId: number) =>

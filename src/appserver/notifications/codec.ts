@@ -1,7 +1,6 @@
 /** How notifications map between the wire (FcmNotificationDto) and the messages table. */
-import { randomUUID } from 'node:crypto';
 import { NotificationAlreadyExists } from '../errors.js';
-import { epochSeconds, parseInstant } from '../instant.js';
+import { messageDto, messageRow } from '../messages/codec.js';
 import type { MessageCodec } from '../messages/service.js';
 import type { FcmNotificationBodyT, FcmNotificationDtoT } from './schemas.js';
 
@@ -9,19 +8,9 @@ export const notificationCodec: MessageCodec<FcmNotificationBodyT, FcmNotificati
   kind: 'notification',
   label: 'Notification',
 
-  toRow: (b) => ({
-    scheduledTime: parseInstant(b.scheduledTime, 'scheduledTime'),
-    ttlSeconds: b.ttlSeconds ?? 0,
-    sourceId: b.sourceId,
-    // Reference bug fixed: the client's fcmMessageId was replaced by a Java hashCode.
-    fcmMessageId: b.fcmMessageId || randomUUID(),
-    fcmTopic: b.fcmTopic ?? null,
-    fcmCondition: b.fcmCondition ?? null,
-    appPackage: b.appPackage,
-    sourceType: b.sourceType,
-    priority: b.priority ? b.priority.toUpperCase() : null,
-    mutableContent: b.mutableContent ?? false,
-    data: b.additionalData ?? null,
+  // Object.assign, not a spread: a spread followed by many properties is ~20x slower in V8,
+  // and these run for every message of a 200-message batch.
+  toRow: (b) => Object.assign(messageRow(b, b.additionalData), {
     title: b.title,
     body: b.body ?? null,
     type: b.type,
@@ -44,22 +33,11 @@ export const notificationCodec: MessageCodec<FcmNotificationBodyT, FcmNotificati
 
   dedupeFields: (r) => [r.sourceId, (r.scheduledTime as Date).getTime(), r.title, r.body ?? null, r.type, r.ttlSeconds ?? 0],
 
-  toDto: (r) => ({
-    id: r.id,
-    scheduledTime: epochSeconds(r.scheduledTime),
-    delivered: r.delivered,
+  toDto: (r) => Object.assign(messageDto(r), {
     title: r.title ?? '',
     body: r.body,
-    ttlSeconds: r.ttlSeconds,
-    sourceId: r.sourceId,
-    fcmMessageId: r.fcmMessageId,
-    fcmTopic: r.fcmTopic,
-    fcmCondition: r.fcmCondition,
     type: r.type ?? '',
-    appPackage: r.appPackage,
-    sourceType: r.sourceType,
     additionalData: r.data,
-    priority: r.priority,
     sound: r.sound,
     badge: r.badge,
     subtitle: r.subtitle,
@@ -75,9 +53,6 @@ export const notificationCodec: MessageCodec<FcmNotificationBodyT, FcmNotificati
     emailEnabled: r.emailEnabled,
     emailTitle: r.emailTitle,
     emailBody: r.emailBody,
-    mutableContent: r.mutableContent,
-    createdAt: epochSeconds(r.createdAt),
-    updatedAt: epochSeconds(r.updatedAt),
   }),
 
   duplicate: (existing) => new NotificationAlreadyExists(existing),

@@ -1,0 +1,51 @@
+/** The fields notifications and data messages share on the wire and in the messages table. */
+import { randomUUID } from 'node:crypto';
+import { epochSeconds, parseInstant } from '../instant.js';
+import type { MessageRow } from '../schema.js';
+
+interface MessageBody {
+  scheduledTime: string | number;
+  ttlSeconds?: number;
+  sourceId: string;
+  fcmMessageId?: string | null;
+  fcmTopic?: string | null;
+  fcmCondition?: string | null;
+  appPackage: string;
+  sourceType: string;
+  priority?: string | null;
+  mutableContent?: boolean;
+}
+
+/** Stored columns common to both kinds; `data` is the FCM data map (additionalData / dataMap). */
+export const messageRow = (b: MessageBody, data: Record<string, string> | null | undefined) => ({
+  scheduledTime: parseInstant(b.scheduledTime, 'scheduledTime'),
+  ttlSeconds: b.ttlSeconds ?? 0,
+  sourceId: b.sourceId,
+  // Reference bug fixed: the client's fcmMessageId was replaced by a Java hashCode.
+  fcmMessageId: b.fcmMessageId || randomUUID(),
+  fcmTopic: b.fcmTopic ?? null,
+  fcmCondition: b.fcmCondition ?? null,
+  appPackage: b.appPackage,
+  sourceType: b.sourceType,
+  priority: b.priority ? b.priority.toUpperCase() : null,
+  mutableContent: b.mutableContent ?? false,
+  data: data ?? null,
+});
+
+/** DTO fields common to both kinds. */
+export const messageDto = (r: MessageRow) => ({
+  id: r.id,
+  scheduledTime: epochSeconds(r.scheduledTime),
+  delivered: r.delivered,
+  ttlSeconds: r.ttlSeconds,
+  sourceId: r.sourceId,
+  fcmMessageId: r.fcmMessageId,
+  fcmTopic: r.fcmTopic,
+  fcmCondition: r.fcmCondition,
+  appPackage: r.appPackage,
+  sourceType: r.sourceType,
+  priority: r.priority,
+  mutableContent: r.mutableContent,
+  createdAt: epochSeconds(r.createdAt),
+  updatedAt: epochSeconds(r.updatedAt),
+});
