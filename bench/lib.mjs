@@ -38,7 +38,7 @@ export async function startService(env) {
   // BENCH_NODE_ARGS passes flags to the service's node (e.g. --cpu-prof to profile under load).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    env: { ...process.env, LOG_LEVEL: 'warn', FCMSERVER_FCMSENDER: 'disabled', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;

@@ -13,6 +13,7 @@ import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
 import { appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
+import { loadManagementKeys, managementPlugin, type ManagementConfig } from './management/plugin.js';
 
 export interface BuildOptions {
   /** Replaces the logger built from the config (tests pass `false` or a stream). */
@@ -43,6 +44,22 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     instance.decorate('events', new EventBus(instance.log.child({ component: 'events' })));
   }, { name: 'platform-config' }));
 
+  const management: ManagementConfig = {
+    profile: config.profile,
+    keyStore: config.managementportalOauthKeyStore,
+    keyStorePassword: config.managementportalOauthKeyStorePassword,
+    signingKeyAlias: config.managementportalOauthSigningKeyAlias,
+    checkingKeyAliases: config.managementportalOauthCheckingKeyAliases,
+    issuer: config.managementportalOauthIssuer,
+    clientsFile: config.managementportalOauthClientsFile,
+    frontendAccessTokenValiditySeconds: config.managementportalFrontendAccessTokenValiditySeconds,
+    frontendRefreshTokenValiditySeconds: config.managementportalFrontendRefreshTokenValiditySeconds,
+    commonAdminPassword: config.managementportalCommonAdminPassword,
+    refreshReuseGraceSeconds: config.managementportalOauthRefreshReuseGraceSeconds,
+  };
+  // Before the database: a bad keystore stops the start before anything is migrated.
+  const managementKeys = await loadManagementKeys(management, app.log.child({ component: 'management' }));
+
   const demoData = options.demoData ?? config.profile === 'dev';
   await app.register(databasePlugin, {
     pgliteDataDir: options.pgliteDataDir,
@@ -50,7 +67,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   await app.register(openapiPlugin);
   await app.register(actuatorPlugin);
+  await app.register((await import('./platform/mail.js')).mailPlugin);
 
+  await app.register(managementPlugin, { prefix: config.managementportalContextPath, config: management, keys: managementKeys });
   await app.register(appserverPlugin, { prefix: config.appserverContextPath });
   return app;
 }

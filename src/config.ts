@@ -45,6 +45,11 @@ function str<const O extends Opts<string>>(doc: string, opts: O): Unnamed<string
   return make(doc, opts, (raw) => raw);
 }
 
+/** A comma-separated list, blanks dropped (a `SPRING_APPLICATION_JSON` array arrives joined with commas). */
+function list<const O extends Opts<readonly string[]>>(doc: string, opts: O): Unnamed<readonly string[], O> {
+  return make<readonly string[], O>(doc, opts, (raw) => raw.split(',').map((item) => item.trim()).filter(Boolean));
+}
+
 function int<const O extends Opts<number> & { min?: number; max?: number }>(doc: string, opts: O): Unnamed<number, O> {
   const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = opts;
   return make(doc, opts, (raw) => {
@@ -132,8 +137,41 @@ export const settings = {
   springMailUsername: withEnv('SPRING_MAIL_USERNAME', str('Reference form of the mail user', { spring: 'spring.mail.username' })),
   springMailPassword: withEnv('SPRING_MAIL_PASSWORD', str('Reference form of the mail password', { spring: 'spring.mail.password' })),
   appserverContextPath: withEnv('APPSERVER_CONTEXT_PATH', contextPath('Path prefix of the app server API (empty: server root)', { default: '' })),
-  managementportalContextPath: withEnv('MANAGEMENTPORTAL_CONTEXT_PATH', contextPath('Path prefix of the management domain (not served yet: it is the next slice)', { default: '/managementportal' })),
+  managementportalContextPath: withEnv('MANAGEMENTPORTAL_CONTEXT_PATH', contextPath('Path prefix of the management domain (OAuth 2.0 server, management API)', { default: '/managementportal' })),
+  managementportalOauthKeyStore: withEnv('MANAGEMENTPORTAL_OAUTH_KEY_STORE', str('PKCS12 keystore with the token signing key; when the default is missing, the reference\'s `/mp-includes/config/keystore.p12` is used if present. No keystore: prod refuses to start, dev signs with a generated in-memory EC key', { default: 'config/keystore.p12' })),
+  managementportalOauthKeyStorePassword: withEnv('MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD', str('Password of the keystore and of its keys (they must be equal)', { default: 'radarbase', spring: 'managementportal.oauth.keyStorePassword' })),
+  managementportalOauthSigningKeyAlias: withEnv('MANAGEMENTPORTAL_OAUTH_SIGNING_KEY_ALIAS', str('Keystore alias of the signing key: EC P-256 signs ES256, RSA signs RS256', { default: 'radarbase-managementportal-ec', spring: 'managementportal.oauth.signingKeyAlias' })),
+  managementportalOauthCheckingKeyAliases: withEnv('MANAGEMENTPORTAL_OAUTH_CHECKING_KEY_ALIASES', list('Comma-separated keystore aliases of further keys published at `/oauth/token_key` that still verify tokens (key rotation)', { default: [], spring: 'managementportal.oauth.checkingKeyAliases' })),
+  managementportalOauthIssuer: withEnv('MANAGEMENTPORTAL_OAUTH_ISSUER', str('`iss` of the tokens and `issuer` of the RFC 8414 metadata; set the portal\'s URL for strict RFC 8414/9068 clients', { default: 'ManagementPortal' })),
+  managementportalOauthClientsFile: withEnv('MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE', str('OAuth clients file (`;`-separated, reference format), loaded at every start; dev default `config/oauth_client_details.csv`, prod default `/mp-includes/config/oauth_client_details.csv` when present', { spring: 'managementportal.oauth.clientsFile' })),
+  managementportalOauthRefreshReuseGraceSeconds: withEnv('MANAGEMENTPORTAL_OAUTH_REFRESH_REUSE_GRACE_SECONDS', int('Seconds in which a used refresh token may be presented again (0: every refresh token is valid once)', { default: 0, min: 0, max: 86400 })),
+  managementportalFrontendAccessTokenValiditySeconds: withEnv('MANAGEMENTPORTAL_FRONTEND_ACCESS_TOKEN_VALIDITY_SECONDS', int('Access-token lifetime of the admin UI client `ManagementPortalapp`', { default: 14400, min: 60, max: 31_536_000, spring: 'managementportal.frontend.accessTokenValiditySeconds' })),
+  managementportalFrontendRefreshTokenValiditySeconds: withEnv('MANAGEMENTPORTAL_FRONTEND_REFRESH_TOKEN_VALIDITY_SECONDS', int('Refresh-token lifetime of the admin UI client `ManagementPortalapp`', { default: 259200, min: 60, max: 31_536_000, spring: 'managementportal.frontend.refreshTokenValiditySeconds' })),
+  managementportalCommonAdminPassword: withEnv('MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD', str('Sets the password of the `admin` account at every start when not empty (dev default `admin`); prod refuses to start while it is unset and `admin` is new or still has the password `admin`', { spring: 'managementportal.common.adminPassword' })),
   trustProxy: withEnv('TRUST_PROXY', bool('Honour `X-Forwarded-*` headers from a reverse proxy (also Spring\'s `native`/`framework`/`none`)', { default: false, spring: 'server.forwardHeadersStrategy' }, { native: true, framework: true, none: false })),
+  schedulerEnabled: withEnv('SCHEDULER_ENABLED', bool('Run the notification scheduler in this process (any number of processes may run it against one PostgreSQL)', { default: true })),
+  schedulerTickMs: withEnv('SCHEDULER_TICK_MS', int('How often the scheduler looks for due notifications and data messages, in milliseconds', { default: 1000, min: 10, max: 3_600_000 })),
+  schedulerBatchSize: withEnv('SCHEDULER_BATCH_SIZE', int('Due messages claimed and sent per batch (FCM `sendEach` takes at most 500)', { default: 500, min: 1, max: 500 })),
+  schedulerConcurrency: withEnv('SCHEDULER_CONCURRENCY', int('Batches one process sends at the same time', { default: 4, min: 1, max: 64 })),
+  schedulerLeaseSeconds: withEnv('SCHEDULER_LEASE_SECONDS', int('How long a claimed batch belongs to its process; a crashed process\'s batch is sent again after this', { default: 60, min: 1, max: 86_400 })),
+  schedulerMaxAttempts: withEnv('SCHEDULER_MAX_ATTEMPTS', int('Sends of a message that FCM answered UNAVAILABLE, INTERNAL or QUOTA_EXCEEDED before it becomes ERRORED', { default: 5, min: 1, max: 100 })),
+  schedulerRetrySeconds: withEnv('SCHEDULER_RETRY_SECONDS', int('Wait before the first retry; it doubles with each further attempt (at most one hour)', { default: 10, min: 0, max: 3600 })),
+  fcmSender: withEnv('FCMSERVER_FCMSENDER', oneOf('`rest` (also `org.radarbase.fcm.downstream.AdminSdkFcmSender`): FCM HTTP v1 through the Firebase Admin SDK; `disabled`: log and drop; `auto`: `rest` when credentials or `FCM_EMULATOR_HOST` are set or in prod, else `disabled`', ['auto', 'rest', 'disabled'], { default: 'auto', spring: 'fcmserver.fcmsender' }, { 'org.radarbase.fcm.downstream.adminsdkfcmsender': 'rest' })),
+  fcmCredentials: withEnv('FCMSERVER_CREDENTIALS', make('Firebase service-account JSON, base64-encoded (wins over `GOOGLE_APPLICATION_CREDENTIALS`)', { spring: 'fcmserver.credentials' }, (raw) => {
+    try {
+      const json = JSON.parse(Buffer.from(raw.trim(), 'base64').toString('utf8')) as Record<string, unknown>;
+      if (typeof json.private_key === 'string' && typeof json.client_email === 'string') return raw.trim();
+    } catch { /* reported below */ }
+    throw new InvalidValue('must be the base64 of a service-account JSON file (with private_key and client_email)');
+  })),
+  googleApplicationCredentials: withEnv('GOOGLE_APPLICATION_CREDENTIALS', str('Path of a Firebase service-account JSON file', {})),
+  fcmEmulatorHost: withEnv('FCM_EMULATOR_HOST', make('`host:port` of a local FCM stub (`npm run fcm-stub`): every FCM request goes there over plain HTTP with a static token; no credentials needed', {}, (raw) => {
+    if (!/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/.test(raw.trim())) throw new InvalidValue(`must be host:port, got "${raw}"`);
+    return raw.trim();
+  })),
+  fcmProjectId: withEnv('FCM_PROJECT_ID', str('Firebase project id (default: the credentials\' `project_id`, or `demo-radar` with `FCM_EMULATOR_HOST`)', {})),
+  notificationEmailEnabled: withEnv('RADAR_NOTIFICATION_EMAIL_ENABLED', bool('Also send notifications with `emailEnabled` to the user\'s e-mail address (needs `SMTP_URL` or `SPRING_MAIL_HOST`)', { default: false, spring: 'radar.notification.email.enabled' })),
+  notificationEmailFrom: withEnv('RADAR_NOTIFICATION_EMAIL_FROM', str('Sender address of notification e-mails', { default: 'radar@radar.thehyve.nl', spring: 'radar.notification.email.from' })),
 } as const;
 
 type Settings = typeof settings;

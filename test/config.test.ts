@@ -32,7 +32,31 @@ describe('defaults', () => {
       smtpUrl: undefined,
       appserverContextPath: '',
       managementportalContextPath: '/managementportal',
+      managementportalOauthKeyStore: 'config/keystore.p12',
+      managementportalOauthKeyStorePassword: 'radarbase',
+      managementportalOauthSigningKeyAlias: 'radarbase-managementportal-ec',
+      managementportalOauthCheckingKeyAliases: [],
+      managementportalOauthIssuer: 'ManagementPortal',
+      managementportalOauthClientsFile: undefined,
+      managementportalOauthRefreshReuseGraceSeconds: 0,
+      managementportalFrontendAccessTokenValiditySeconds: 14400,
+      managementportalFrontendRefreshTokenValiditySeconds: 259200,
+      managementportalCommonAdminPassword: undefined,
       trustProxy: false,
+      schedulerEnabled: true,
+      schedulerTickMs: 1000,
+      schedulerBatchSize: 500,
+      schedulerConcurrency: 4,
+      schedulerLeaseSeconds: 60,
+      schedulerMaxAttempts: 5,
+      schedulerRetrySeconds: 10,
+      fcmSender: 'auto',
+      fcmCredentials: undefined,
+      googleApplicationCredentials: undefined,
+      fcmEmulatorHost: undefined,
+      fcmProjectId: undefined,
+      notificationEmailEnabled: false,
+      notificationEmailFrom: 'radar@radar.thehyve.nl',
       database: { kind: 'pglite' },
       version: '1.2.3',
     });
@@ -206,9 +230,38 @@ describe('drop-in names', () => {
     expect(envNamesOf('server.forward-headers-strategy')).toEqual(['SERVER_FORWARDHEADERSSTRATEGY', 'SERVER_FORWARD_HEADERS_STRATEGY']);
   });
 
+  it('the management settings are read under the reference\'s relaxed names and SPRING_APPLICATION_JSON', () => {
+    expect(loadConfig({ MANAGEMENTPORTAL_OAUTH_KEYSTOREPASSWORD: 'ks' }).managementportalOauthKeyStorePassword).toBe('ks');
+    expect(loadConfig({ MANAGEMENTPORTAL_COMMON_ADMINPASSWORD: 'pw' }).managementportalCommonAdminPassword).toBe('pw');
+    expect(loadConfig({ MANAGEMENTPORTAL_OAUTH_CLIENTSFILE: '/etc/c.csv' }).managementportalOauthClientsFile).toBe('/etc/c.csv');
+    const json = loadConfig({ SPRING_APPLICATION_JSON: '{"managementportal":{"oauth":{"checkingKeyAliases":["old-ec","older-ec"]}}}' });
+    expect(json.managementportalOauthCheckingKeyAliases).toEqual(['old-ec', 'older-ec']);
+    expect(loadConfig({ MANAGEMENTPORTAL_OAUTH_CHECKING_KEY_ALIASES: ' a, ,b ' }).managementportalOauthCheckingKeyAliases).toEqual(['a', 'b']);
+  });
+
   it('RADAR_ADMIN_* are read from SPRING_APPLICATION_JSON too', () => {
     const config = loadConfig({ SPRING_APPLICATION_JSON: '{"radar":{"admin":{"user":"ops","password":"pw"}}}' });
     expect(config).toMatchObject({ adminUser: 'ops', adminPassword: 'pw' });
+  });
+});
+
+describe('notification delivery', () => {
+  it('FCMSERVER_FCMSENDER takes the reference\'s values (the Admin SDK class name means rest)', () => {
+    expect(loadConfig({ FCMSERVER_FCMSENDER: 'org.radarbase.fcm.downstream.AdminSdkFcmSender' }).fcmSender).toBe('rest');
+    expect(loadConfig({ SPRING_APPLICATION_JSON: '{"fcmserver":{"fcmsender":"disabled"}}' }).fcmSender).toBe('disabled');
+    expect(configError({ FCMSERVER_FCMSENDER: 'xmpp' }).problems).toEqual(['FCMSERVER_FCMSENDER: must be one of auto, rest, disabled, got "xmpp"']);
+  });
+
+  it('FCMSERVER_CREDENTIALS must be a base64 service account; FCM_EMULATOR_HOST host:port', () => {
+    const account = Buffer.from(JSON.stringify({ project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com', private_key: 'k' })).toString('base64');
+    expect(loadConfig({ FCMSERVER_CREDENTIALS: account }).fcmCredentials).toBe(account);
+    expect(configError({ FCMSERVER_CREDENTIALS: 'not-base64-json' }).problems[0]).toMatch(/^FCMSERVER_CREDENTIALS: must be the base64 of a service-account JSON/);
+    expect(configError({ FCM_EMULATOR_HOST: 'http://localhost' }).problems[0]).toMatch(/^FCM_EMULATOR_HOST: must be host:port/);
+  });
+
+  it('the e-mail settings are read under the Spring names', () => {
+    expect(loadConfig({ RADAR_NOTIFICATION_EMAIL_ENABLED: 'true', RADAR_NOTIFICATION_EMAIL_FROM: 'study@example.org' }))
+      .toMatchObject({ notificationEmailEnabled: true, notificationEmailFrom: 'study@example.org' });
   });
 });
 

@@ -21,6 +21,9 @@ import { FcmNotificationDto } from './notifications/schemas.js';
 import { dataMessageCodec } from './data-messages/codec.js';
 import { dataMessageRoutes } from './data-messages/routes.js';
 import { FcmDataMessageDto } from './data-messages/schemas.js';
+import { createFcmSender } from './transmit/fcm.js';
+import { createScheduler } from './scheduler/scheduler.js';
+import { createSchedulerMetrics } from './scheduler/metrics.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
 
@@ -49,5 +52,30 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   await app.register(userRoutes, { users });
   await app.register(notificationRoutes, { notifications });
   await app.register(dataMessageRoutes, { dataMessages });
+
+  // The scheduler (and FCM with it) runs only where enabled: an API-only process needs no credentials.
+  const metrics = createSchedulerMetrics(app.metrics);
+  const { config } = app;
+  if (config.schedulerEnabled) {
+    const log = app.log.child({ component: 'scheduler' });
+    const fcm = await createFcmSender(config, log);
+    const scheduler = createScheduler({
+      db, events: app.events, fcm, mailer: app.mail, metrics, log,
+      settings: {
+        tickMs: config.schedulerTickMs,
+        batchSize: config.schedulerBatchSize,
+        concurrency: config.schedulerConcurrency,
+        leaseSeconds: config.schedulerLeaseSeconds,
+        maxAttempts: config.schedulerMaxAttempts,
+        retrySeconds: config.schedulerRetrySeconds,
+        email: { enabled: config.notificationEmailEnabled, from: config.notificationEmailFrom },
+      },
+    });
+    app.addHook('onReady', async () => scheduler.start());
+    app.addHook('onClose', async () => {
+      await scheduler.stop();
+      await fcm.close();
+    });
+  }
 };
 

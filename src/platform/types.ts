@@ -10,6 +10,8 @@ declare module 'fastify' {
     events: EventBus;
     /** Per-app Prometheus registry (platform/actuator.ts); plugins add their counters and histograms to it. */
     metrics: import('prom-client').Registry;
+    /** Outgoing mail (platform/mail.ts), shared by both domains. */
+    mail: import('./mail.js').Mailer;
   }
 }
 

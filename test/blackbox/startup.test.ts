@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const built = existsSync(MAIN);
 const onPostgres = process.env.TEST_DB === 'postgres';
+const KEYSTORE = fileURLToPath(new URL('../fixtures/keystores/keytool-ec.p12', import.meta.url));
 
 const BANNER = /^RADAR platform (\S+) \((dev|prod), (PGlite|PostgreSQL)\) listening on (http:\/\/\S+) · app server \S+ · management \S+ · API docs \S+\/swagger-ui\/ · health \S+\/actuator\/health · started in \d+\.\d s$/m;
 
@@ -153,6 +154,16 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
       expect(proc.stdout()).not.toMatch(BANNER);
     }, 30_000);
 
+    it('a wrong keystore password or a missing keystore (prod), before the database is touched', async () => {
+      const base = { PROFILE: 'prod', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x', RADAR_ADMIN_PASSWORD: 'secret1', BOOT_WAIT_SECONDS: '30' };
+      const wrong = start({ ...base, MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD: 'wrong' });
+      const missing = start({ ...base, MANAGEMENTPORTAL_OAUTH_KEY_STORE: '/nonexistent/keystore.p12' });
+      expect(await exitCode(wrong, 20)).toBe(1);
+      expect(wrong.stderr()).toMatch(/MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD: wrong password for keystore/);
+      expect(await exitCode(missing, 20)).toBe(1);
+      expect(missing.stderr()).toMatch(/MANAGEMENTPORTAL_OAUTH_KEY_STORE: keystore file not found: \/nonexistent\/keystore\.p12/);
+    }, 30_000);
+
     it('a PORT that is not a number', async () => {
       const proc = start({ PROFILE: 'dev', PORT: 'abc' });
       expect(await exitCode(proc, 20)).not.toBe(0);
@@ -170,6 +181,7 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
       const begun = Date.now();
       const proc = start({
         PROFILE: 'prod', DATABASE_URL: 'postgres://postgres:pw-not-shown@127.0.0.1:1/x', BOOT_WAIT_SECONDS: '1', RADAR_ADMIN_PASSWORD: 'secret1',
+        MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE,
       });
       expect(await exitCode(proc, 20)).not.toBe(0);
       expect(Date.now() - begun).toBeLessThan(15_000);
@@ -188,7 +200,10 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
       const url = new URL(adminUrl);
       url.pathname = `/${name}`;
       try {
-        const env = { PROFILE: 'prod', DATABASE_URL: url.toString(), RADAR_ADMIN_PASSWORD: 'secret1', LOG_LEVEL: 'info' };
+        const env = {
+          PROFILE: 'prod', DATABASE_URL: url.toString(), RADAR_ADMIN_PASSWORD: 'secret1', LOG_LEVEL: 'info', FCMSERVER_FCMSENDER: 'disabled',
+          MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin-secret1',
+        };
         const procs = [start(env), start(env)];
         const bases = await Promise.all(procs.map((proc) => started(proc)));
         for (const [i, base] of bases.entries()) {

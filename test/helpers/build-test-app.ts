@@ -38,10 +38,13 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Builds the real app for tests: dev profile, no demo data, logging off unless asked. */
+/**
+ * Builds the real app for tests: dev profile, no demo data, logging off unless asked, and no
+ * scheduler unless `SCHEDULER_ENABLED` is passed (so it never sends what a test only stores).
+ */
 export async function buildTestApp(env: Record<string, string> = {}, options: BuildOptions = {}): Promise<TestApp> {
   const database = await testDatabase();
-  const config = loadConfig({ PROFILE: 'dev', ...database.env, ...env }, '0.0.0-test');
+  const config = loadConfig({ PROFILE: 'dev', SCHEDULER_ENABLED: 'false', ...database.env, ...env }, '0.0.0-test');
   const app = await buildApp(config, { logger: false, demoData: false, pgliteDataDir: database.pgliteDataDir, ...options });
   await app.ready();
   return {

@@ -1,0 +1,59 @@
+// client_credentials throughput: our token endpoint (prod profile on PostgreSQL, confidential client
+// radar_restapi, steady state through the verified-secret cache) beside the bound (a bare Fastify
+// endpoint: parse form + Basic, compare the secret, sign one ES256 JWT; bench/oauth-bound-server.mjs).
+// oidc-provider, the issue's third server, is not installed here, so it is not measured.
+//   node bench/oauth-client-credentials.mjs [seconds=10] [connections=10]
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { freePort, freshDatabase, machine, startService } from './lib.mjs';
+
+const seconds = Number(process.argv[2] ?? 10);
+const connections = Number(process.argv[3] ?? 10);
+const KEYSTORE = fileURLToPath(new URL('../test/fixtures/keystores/keytool-ec.p12', import.meta.url));
+const CLIENTS = fileURLToPath(new URL('../config/oauth_client_details.csv', import.meta.url));
+
+const request = {
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('radar_restapi:secret').toString('base64')}` },
+  body: 'grant_type=client_credentials',
+};
+
+async function load(url) {
+  // Warm-up: the first request pays the one bcrypt of the secret; JIT settles.
+  await autocannon({ url, ...request, connections, duration: 2 });
+  const r = await autocannon({ url, ...request, connections, duration: seconds });
+  return { requestsPerSecond: Math.round(r.requests.average), non2xx: r.non2xx, errors: r.errors, latencyMs: { p50: r.latency.p50, p99: r.latency.p99 } };
+}
+
+async function startBound() {
+  const port = await freePort();
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./oauth-bound-server.mjs', import.meta.url)), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  return { url: `http://127.0.0.1:${port}/oauth/token`, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
+}
+
+const db = await freshDatabase('radar_bench_oauth');
+const service = await startService({
+  PROFILE: 'prod', DATABASE_URL: db.url, RADAR_ADMIN_PASSWORD: 'bench-secret', FCMSERVER_FCMSENDER: 'disabled',
+  MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'bench-admin', MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: CLIENTS,
+});
+let ours;
+let bound;
+try {
+  ours = await load(`${service.base}/managementportal/oauth/token`);
+} finally {
+  await service.stop();
+  await db.drop();
+}
+const boundServer = await startBound();
+try {
+  bound = await load(boundServer.url);
+} finally {
+  await boundServer.stop();
+}
+console.log(JSON.stringify({
+  bench: 'oauth-client-credentials', date: new Date().toISOString().slice(0, 10), machine: machine(), seconds, connections,
+  ours, bound, oursVsBound: Number((ours.requestsPerSecond / bound.requestsPerSecond).toFixed(2)),
+  oidcProvider: 'not measured: oidc-provider is not installed',
+}, null, 2));

@@ -1,0 +1,58 @@
+/**
+ * The one place that claims due messages (STYLE §2.4, ARCHITECTURE rule 6).
+ *
+ * One statement picks the oldest due SCHEDULED messages whose lease is free or has run out,
+ * skipping rows another process has locked (`FOR UPDATE SKIP LOCKED`), and stamps them with a
+ * lease. The lease, not the row lock, is what keeps a batch to one process while it is sent:
+ * the statement commits at once, and another process skips the rows until the lease runs out.
+ * A process that dies mid-batch leaves its lease behind, so its rows come back after
+ * SCHEDULER_LEASE_SECONDS (at-least-once across crashes; the in-flight batch may go twice).
+ * The lease instant doubles as the claim's token: outcomes are recorded only on rows that still
+ * carry it (see queries.ts).
+ */
+import { and, asc, eq, getTableColumns, isNull, lt, lte, or } from 'drizzle-orm';
+import type { Executor } from '../../platform/database.js';
+import { messages, projects, users, type MessageRow } from '../schema.js';
+
+/** A claimed message with what sending needs: its owner's token, e-mail and ids, read at claim time. */
+export interface ClaimedMessage {
+  message: MessageRow;
+  userToken: string | null;
+  userEmail: string | null;
+  projectId: string;
+  subjectId: string;
+}
+
+export async function claimDueMessages(db: Executor, opts: { now: Date; limit: number; leaseUntil: Date }): Promise<ClaimedMessage[]> {
+  const due = db.$with('due').as(
+    db.select({ dueId: messages.id, dueUserId: messages.userId }).from(messages)
+      .where(and(
+        eq(messages.state, 'SCHEDULED'),
+        lte(messages.scheduledTime, opts.now),
+        or(isNull(messages.leaseUntil), lt(messages.leaseUntil, opts.now)),
+      ))
+      .orderBy(asc(messages.scheduledTime))
+      .limit(opts.limit)
+      .for('update', { skipLocked: true }),
+  );
+  const rows = await db.with(due).update(messages)
+    .set({ leaseUntil: opts.leaseUntil })
+    .from(due)
+    .innerJoin(users, eq(users.id, due.dueUserId))
+    .innerJoin(projects, eq(projects.id, users.projectId))
+    .where(eq(messages.id, due.dueId))
+    .returning({
+      ...getTableColumns(messages),
+      userToken: users.fcmToken,
+      userEmail: users.email,
+      ownerProjectId: projects.projectId,
+      ownerSubjectId: users.subjectId,
+    });
+  return rows.map(({ userToken, userEmail, ownerProjectId, ownerSubjectId, ...message }) => ({
+    message: message as MessageRow,
+    userToken,
+    userEmail,
+    projectId: ownerProjectId,
+    subjectId: ownerSubjectId,
+  }));
+}

@@ -1,0 +1,92 @@
+/**
+ * OAuth clients as the token endpoint sees them: read through a short-lived cache, and client
+ * secrets checked with bcrypt once per (client, secret), then against a cache of verified pairs.
+ *
+ * Several instances share one database, so a client cached here may be changed by another
+ * instance: cached clients live at most `CLIENT_TTL_MS` (5 s). A verified secret is remembered
+ * together with the bcrypt hash it matched; once the cached client carries another hash (the
+ * secret was changed anywhere), the entry no longer counts. Changes made through this store are
+ * seen at once. The verified-secret keys are HMACs under a per-process random key, so the cache
+ * never holds a presented secret.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import bcrypt from 'bcryptjs';
+import type { Database } from '../../platform/database.js';
+import { findClient, type OAuthClientRow } from './queries.js';
+
+export type OAuthClient = OAuthClientRow;
+
+export const CLIENT_TTL_MS = 5000;
+const MAX_ENTRIES = 10_000;
+/** Spring's `BCryptPasswordEncoder` default strength, as the reference hashes with. */
+export const BCRYPT_COST = 10;
+
+export const hashSecret = (secret: string): Promise<string> => bcrypt.hash(secret, BCRYPT_COST);
+
+export interface ClientStore {
+  /** The client, or undefined when unknown (cached ≤ 5 s, negative answers too). */
+  get(clientId: string): Promise<OAuthClient | undefined>;
+  /**
+   * The client when `secret` is its secret, else undefined. A public client (no stored secret)
+   * authenticates with an empty secret only.
+   */
+  authenticate(clientId: string, secret: string): Promise<OAuthClient | undefined>;
+  /** Forgets what is cached about a client (call after changing it). */
+  invalidate(clientId: string): void;
+}
+
+export function createClientStore(deps: { db: Database; now?: () => number }): ClientStore {
+  const now = deps.now ?? Date.now;
+  const clients = new Map<string, { client: OAuthClient | undefined; until: number }>();
+  const loading = new Map<string, Promise<OAuthClient | undefined>>();
+  /** hmac(client, secret) → the bcrypt hash the secret matched. */
+  const verified = new Map<string, string>();
+  const checking = new Map<string, Promise<boolean>>();
+  const hmacKey = randomBytes(32);
+
+  async function get(clientId: string): Promise<OAuthClient | undefined> {
+    const hit = clients.get(clientId);
+    if (hit && hit.until > now()) return hit.client;
+    let pending = loading.get(clientId);
+    if (!pending) {
+      pending = findClient(deps.db, clientId).then((client) => {
+        if (clients.size >= MAX_ENTRIES) clients.clear();
+        clients.set(clientId, { client, until: now() + CLIENT_TTL_MS });
+        return client;
+      }).finally(() => loading.delete(clientId));
+      loading.set(clientId, pending);
+    }
+    return pending;
+  }
+
+  async function authenticate(clientId: string, secret: string): Promise<OAuthClient | undefined> {
+    const client = await get(clientId);
+    if (!client) return undefined;
+    const hash = client.clientSecret;
+    if (!hash) return secret === '' ? client : undefined;
+    if (secret === '') return undefined;
+    const key = createHmac('sha256', hmacKey).update(clientId).update('\0').update(secret).digest('base64');
+    if (verified.get(key) === hash) return client;
+    let pending = checking.get(key);
+    if (!pending) {
+      // One bcrypt per (client, secret) even when many requests arrive together.
+      pending = bcrypt.compare(secret, hash).then((ok) => {
+        if (ok) {
+          if (verified.size >= MAX_ENTRIES) verified.clear();
+          verified.set(key, hash);
+        }
+        return ok;
+      }).finally(() => checking.delete(key));
+      checking.set(key, pending);
+    }
+    return (await pending) ? client : undefined;
+  }
+
+  return {
+    get,
+    authenticate,
+    invalidate(clientId) {
+      clients.delete(clientId);
+    },
+  };
+}

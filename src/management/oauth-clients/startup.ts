@@ -1,0 +1,74 @@
+/**
+ * Start-up work for OAuth clients: the clients file is loaded at every start, each row replacing
+ * the client with the same id (clients not in the file are kept), and the frontend client
+ * `ManagementPortalapp` is (re)created (managementportal.md §3.1, §6).
+ */
+import { readFile } from 'node:fs/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Executor } from '../../platform/database.js';
+import { PERMISSION_SCOPES } from '../authz/permissions.js';
+import { parseClientsFile, type ClientDefinition } from './clients-file.js';
+import { hashSecret } from './client-store.js';
+import { upsertClient } from './queries.js';
+
+export const FRONTEND_CLIENT_ID = 'ManagementPortalapp';
+
+export async function toRow(client: ClientDefinition) {
+  return {
+    clientId: client.clientId,
+    resourceIds: client.resourceIds,
+    clientSecret: client.clientSecret ? await hashSecret(client.clientSecret) : null,
+    scope: client.scope,
+    authorizedGrantTypes: client.authorizedGrantTypes,
+    redirectUris: client.redirectUris,
+    authorities: client.authorities,
+    accessTokenValidity: client.accessTokenValidity,
+    refreshTokenValidity: client.refreshTokenValidity,
+    additionalInformation: client.additionalInformation,
+    autoApprove: client.autoApprove,
+  };
+}
+
+/**
+ * Loads the clients file. A file that cannot be read stops the start (naming the setting); a
+ * row that cannot be parsed is logged with its line number and skipped.
+ * @returns the ids of the clients loaded
+ */
+export async function loadClientsFile(db: Executor, file: string, log: FastifyBaseLogger): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new Error(`MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const parsed = parseClientsFile(text);
+  for (const p of parsed.problems) log.error({ file, line: p.line, problem: p.message }, 'oauth clients file: row skipped');
+  for (const w of parsed.warnings) log.warn({ file, line: w.line, problem: w.message }, 'oauth clients file: unknown scope');
+  const rows = await Promise.all(parsed.clients.map(({ client }) => toRow(client)));
+  for (const row of rows) await upsertClient(db, row);
+  log.info({ file, loaded: rows.length, skipped: parsed.problems.length }, 'oauth clients loaded');
+  return rows.map((r) => r.clientId);
+}
+
+export interface FrontendClientSettings {
+  accessTokenValiditySeconds: number;
+  refreshTokenValiditySeconds: number;
+}
+
+/** The admin UI's public client: every permission scope, auto-approved, protected from the API. */
+export async function ensureFrontendClient(db: Executor, settings: FrontendClientSettings): Promise<void> {
+  await upsertClient(db, {
+    clientId: FRONTEND_CLIENT_ID,
+    resourceIds: ['res_ManagementPortal', 'res_appconfig', 'res_upload', 'res_restAuthorizer'],
+    // Kept from the reference: the frontend client is public (managementportal.md §3.1).
+    clientSecret: null,
+    scope: [...PERMISSION_SCOPES],
+    authorizedGrantTypes: ['password', 'refresh_token', 'authorization_code'],
+    redirectUris: [],
+    authorities: [],
+    accessTokenValidity: settings.accessTokenValiditySeconds,
+    refreshTokenValidity: settings.refreshTokenValiditySeconds,
+    additionalInformation: { protected: true },
+    autoApprove: [...PERMISSION_SCOPES],
+  });
+}

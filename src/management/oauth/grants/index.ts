@@ -1,0 +1,13 @@
+/** The grants the token endpoint serves, by `grant_type`. Adding a grant means adding a module here. */
+import * as clientCredentials from './client-credentials.js';
+import * as password from './password.js';
+import * as refreshToken from './refresh-token.js';
+import type { Grant } from './types.js';
+
+export const GRANTS: ReadonlyMap<string, Grant> = new Map<string, Grant>([
+  [clientCredentials.grantType, clientCredentials],
+  [password.grantType, password],
+  [refreshToken.grantType, refreshToken],
+]);
+
+export type { Grant, GrantDeps, GrantContext, TokenParams } from './types.js';

@@ -1,0 +1,31 @@
+/** The contract every grant module fulfils (after node-oidc-provider's `lib/actions/grants`). */
+import type { Database } from '../../../platform/database.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { OAuthClient } from '../../oauth-clients/client-store.js';
+import type { KeySet } from '../keystore.js';
+import type { TokenIssuer, TokenResponse } from '../token-issuer.js';
+
+/** Token request parameters (form body and query string merged; the body wins). */
+export type TokenParams = Readonly<Record<string, string | undefined>>;
+
+export interface GrantDeps {
+  db: Database;
+  issuer: TokenIssuer;
+  keys: KeySet;
+  audit: AuditLog;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+  refreshReuseGraceSeconds: number;
+}
+
+export interface GrantContext {
+  client: OAuthClient;
+  params: TokenParams;
+}
+
+export interface Grant {
+  grantType: string;
+  /** The parameters the grant reads (documentation and the OpenAPI body schema). */
+  parameters: readonly string[];
+  handle(ctx: GrantContext, deps: GrantDeps): Promise<TokenResponse>;
+}

@@ -1,0 +1,90 @@
+/**
+ * The OAuth 2.0 endpoints: `/oauth/token`, `/oauth/token_key`, `/.well-known/jwks.json` and RFC
+ * 8414 metadata. Registered in their own scope: form bodies and the OAuth error body apply here only.
+ */
+import formbody from '@fastify/formbody';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { PERMISSION_SCOPES } from '../authz/permissions.js';
+import { oauthErrorHandler } from './error-handler.js';
+import { MethodNotAllowed } from './errors.js';
+import { GRANTS } from './grants/index.js';
+import type { KeySet, VerificationKey } from './keystore.js';
+import { AuthorizationServerMetadata, JwkSet, OAuthErrorBody, TokenKeySet, TokenRequest, TokenResponseSchema } from './schemas.js';
+import { tokenEndpoint, type TokenEndpointDeps } from './token-endpoint.js';
+import type { TokenParams } from './grants/types.js';
+
+const tags = ['management: oauth'];
+
+export interface OAuthRoutesOptions {
+  token: TokenEndpointDeps;
+  keys: KeySet;
+  issuer: string;
+}
+
+const jwkOf = (key: VerificationKey) => ({ kid: key.kid, alg: key.alg, use: 'sig' as const, ...key.jwk }) as {
+  kid: string; alg: string; use: 'sig'; kty: string; crv?: string; x?: string; y?: string; n?: string; e?: string;
+};
+
+/** Query-string and form parameters merged (Spring reads both); single values only. */
+function paramsOf(query: unknown, body: unknown): TokenParams {
+  const out: Record<string, string | undefined> = {};
+  for (const source of [query, body]) {
+    if (!source || typeof source !== 'object') continue;
+    for (const [k, v] of Object.entries(source)) {
+      if (typeof v === 'string') out[k] = v;
+      else if (Array.isArray(v) && typeof v[0] === 'string') out[k] = v[0];
+    }
+  }
+  return out;
+}
+
+export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async (app, { token, keys, issuer }) => {
+  await app.register(formbody);
+  app.setErrorHandler(oauthErrorHandler);
+
+  const errors = { 400: OAuthErrorBody, 401: OAuthErrorBody, 415: OAuthErrorBody };
+
+  app.post('/oauth/token', {
+    schema: {
+      tags, summary: 'Token endpoint (password, client_credentials, refresh_token)',
+      description: 'Client authentication by HTTP Basic, or by `client_id`/`client_secret` in the form or query string. Public clients use an empty secret.',
+      body: TokenRequest, response: { 200: TokenResponseSchema, ...errors },
+    },
+    // All parameters may come in the query string instead (real clients send them there).
+    preValidation: async (req) => { req.body ??= {}; },
+  }, async (req, reply) => {
+    const body = await tokenEndpoint(token, req.headers.authorization, paramsOf(req.query, req.body));
+    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(body);
+  });
+
+  app.get('/oauth/token', { schema: { hide: true } }, async () => {
+    throw new MethodNotAllowed("Request method 'GET' not supported");
+  });
+
+  const tokenKeys = { keys: keys.verification.map((key) => ({ ...jwkOf(key), value: key.pem })) };
+  app.get('/oauth/token_key', {
+    schema: { tags, summary: 'Public keys that verify the tokens (radar-auth format plus JWK members)', response: { 200: TokenKeySet } },
+  }, async () => tokenKeys);
+
+  const jwks = { keys: keys.verification.map(jwkOf) };
+  app.get('/.well-known/jwks.json', {
+    schema: { tags, summary: 'JWK set (RFC 7517)', response: { 200: JwkSet } },
+  }, async () => jwks);
+
+  const prefix = app.prefix;
+  app.get('/.well-known/oauth-authorization-server', {
+    schema: { tags, summary: 'Authorization server metadata (RFC 8414)', response: { 200: AuthorizationServerMetadata } },
+  }, async (req) => {
+    const base = `${req.protocol}://${req.host}${prefix}`;
+    return {
+      issuer,
+      token_endpoint: `${base}/oauth/token`,
+      jwks_uri: `${base}/.well-known/jwks.json`,
+      grant_types_supported: [...GRANTS.keys()],
+      // TODO(authorization endpoint built): list `code` and add authorization_endpoint, PKCE methods.
+      response_types_supported: [],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      scopes_supported: [...PERMISSION_SCOPES],
+    };
+  });
+};

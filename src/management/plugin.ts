@@ -1,0 +1,102 @@
+/**
+ * The management domain (replaces ManagementPortal): the OAuth 2.0 authorization server for now.
+ * Not wrapped in fastify-plugin, so its hooks, parsers and handlers stay inside its scope.
+ *
+ * Start-up: the keys are read by `loadManagementKeys` before the database opens; the plugin then
+ * creates, under the cluster-wide start-up lock, the built-in accounts, the clients file's clients
+ * and the frontend client.
+ */
+import { existsSync } from 'node:fs';
+import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import { createErrorHandler } from '../platform/errors.js';
+import { acceptEmptyJsonBodies } from '../platform/json-body.js';
+import type { Database } from '../platform/database.js';
+import { managementErrorFormat } from './errors.js';
+import { createAuditLog } from './audit/audit-log.js';
+import { createClientStore } from './oauth-clients/client-store.js';
+import { ensureFrontendClient, loadClientsFile } from './oauth-clients/startup.js';
+import { ensureBuiltInAccounts } from './users/admin-account.js';
+import { loadKeySet, type KeySet } from './oauth/keystore.js';
+import { createSigner } from './oauth/token-signing.js';
+import { createTokenIssuer } from './oauth/token-issuer.js';
+import { oauthRoutes } from './oauth/routes.js';
+
+/** The management slice of the configuration. */
+export interface ManagementConfig {
+  profile: 'dev' | 'prod';
+  keyStore: string;
+  keyStorePassword: string;
+  signingKeyAlias: string;
+  checkingKeyAliases: readonly string[];
+  issuer: string;
+  /** Unset: the dev file in dev, the reference's mount point (when present) in prod. */
+  clientsFile: string | undefined;
+  frontendAccessTokenValiditySeconds: number;
+  frontendRefreshTokenValiditySeconds: number;
+  commonAdminPassword: string | undefined;
+  refreshReuseGraceSeconds: number;
+}
+
+export const DEFAULT_KEY_STORE = 'config/keystore.p12';
+export const REFERENCE_KEY_STORE = '/mp-includes/config/keystore.p12';
+export const DEV_CLIENTS_FILE = 'config/oauth_client_details.csv';
+/** Where the reference's Docker image and helm charts mount the clients file. */
+export const REFERENCE_CLIENTS_FILE = '/mp-includes/config/oauth_client_details.csv';
+
+/**
+ * Reads the signing and checking keys. `buildApp` calls this before opening the database, so a
+ * bad keystore stops the start before anything is migrated or written.
+ */
+export async function loadManagementKeys(config: ManagementConfig, log: FastifyBaseLogger): Promise<KeySet> {
+  // Drop-in: the reference's image and helm charts mount the keystore here.
+  const file = config.keyStore === DEFAULT_KEY_STORE && !existsSync(DEFAULT_KEY_STORE) && existsSync(REFERENCE_KEY_STORE)
+    ? REFERENCE_KEY_STORE : config.keyStore;
+  return loadKeySet({
+    profile: config.profile,
+    file,
+    password: config.keyStorePassword,
+    signingAlias: config.signingKeyAlias,
+    checkingAliases: config.checkingKeyAliases,
+  }, log);
+}
+
+export interface ManagementPluginOptions {
+  config: ManagementConfig;
+  keys: KeySet;
+  /** Clock in epoch milliseconds (tests move time). */
+  now?: () => number;
+}
+
+export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { config, keys, now = Date.now }) => {
+  const db: Database = app.db.db;
+  const log = app.log.child({ component: 'management' });
+
+  acceptEmptyJsonBodies(app);
+  app.setErrorHandler(createErrorHandler(managementErrorFormat));
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({ message: 'error.notFound', description: `No endpoint ${request.method} ${request.url.split('?')[0]}`, fieldErrors: null });
+  });
+
+  await app.db.exclusive(async () => {
+    await ensureBuiltInAccounts(db, { profile: config.profile, adminPassword: config.commonAdminPassword }, log);
+    const clientsFile = config.clientsFile
+      ?? (config.profile === 'dev' ? DEV_CLIENTS_FILE : existsSync(REFERENCE_CLIENTS_FILE) ? REFERENCE_CLIENTS_FILE : undefined);
+    if (clientsFile) await loadClientsFile(db, clientsFile, log);
+    else log.warn({ setting: 'MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE' }, 'no oauth clients file configured');
+    await ensureFrontendClient(db, {
+      accessTokenValiditySeconds: config.frontendAccessTokenValiditySeconds,
+      refreshTokenValiditySeconds: config.frontendRefreshTokenValiditySeconds,
+    });
+  });
+
+  const audit = createAuditLog({ db, log: log.child({ component: 'audit' }) });
+  app.addHook('onClose', async () => audit.flush());
+  const clients = createClientStore({ db, now });
+  const issuer = createTokenIssuer({ signer: createSigner(keys.signing), issuer: config.issuer, now });
+
+  await app.register(oauthRoutes, {
+    keys,
+    issuer: config.issuer,
+    token: { db, clients, issuer, keys, audit, now, refreshReuseGraceSeconds: config.refreshReuseGraceSeconds },
+  });
+};

@@ -1,0 +1,203 @@
+/**
+ * The management domain's tables (ManagementPortal's data model, managementportal.md §7), in
+ * `pgSchema('management')`. This slice creates what the OAuth server needs: users, authorities,
+ * roles, organizations, projects, subjects, source types and sources (the study-management issue
+ * extends them), OAuth clients, refresh-token rotation state and audit events.
+ *
+ * Deliberate differences from the reference's Liquibase schema: `bigserial` ids instead of one
+ * `hibernate_sequence`; every instant is `timestamptz`; the audit event's data is one `jsonb`
+ * column instead of the `jhi_persistent_audit_evt_data` side table; refresh tokens are tracked
+ * (the reference stored none, so it could not make them single-use).
+ */
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, boolean, check, date, index, integer, jsonb, pgSchema, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { timestamptz } from '../platform/db-columns.js';
+
+export const management = pgSchema('management');
+
+/** Who created and last changed a row, and when (the reference's JHipster audit columns). */
+const audited = () => ({
+  createdBy: text('created_by').notNull().default('system'),
+  createdDate: timestamptz('created_date').notNull().defaultNow(),
+  lastModifiedBy: text('last_modified_by'),
+  lastModifiedDate: timestamptz('last_modified_date'),
+});
+
+export const users = management.table('users', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  /** Lower-cased, `^[_'.@A-Za-z0-9- ]*$`. */
+  login: text('login').notNull(),
+  /** bcrypt; null for accounts that cannot sign in with a password (participants). */
+  passwordHash: text('password_hash'),
+  firstName: text('first_name'),
+  lastName: text('last_name'),
+  email: text('email'),
+  activated: boolean('activated').notNull().default(false),
+  langKey: text('lang_key'),
+  activationKey: text('activation_key'),
+  resetKey: text('reset_key'),
+  resetDate: timestamptz('reset_date'),
+  ...audited(),
+}, (t) => [
+  uniqueIndex('users_login_key').on(t.login),
+  uniqueIndex('users_email_key').on(t.email),
+]);
+
+/** The eight `ROLE_*` names (authz/permissions.ts). */
+export const authorities = management.table('authorities', {
+  name: text('name').primaryKey(),
+});
+
+export const organizations = management.table('organizations', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull(),
+  location: text('location').notNull(),
+  ...audited(),
+}, (t) => [uniqueIndex('organizations_name_key').on(t.name)]);
+
+export const PROJECT_STATUSES = ['PLANNING', 'ONGOING', 'ENDED'] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+
+export const projects = management.table('projects', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  projectName: text('project_name').notNull(),
+  description: text('description').notNull(),
+  /** The reference's legacy free-text organization name (`jhi_organization`). */
+  organizationName: text('organization_name'),
+  // A deleted organization takes its projects with it, as in the reference (ON DELETE CASCADE).
+  organizationId: bigint('organization_id', { mode: 'number' }).references(() => organizations.id, { onDelete: 'cascade' }),
+  location: text('location').notNull(),
+  startDate: timestamptz('start_date'),
+  endDate: timestamptz('end_date'),
+  projectStatus: text('project_status').$type<ProjectStatus>(),
+  ...audited(),
+}, (t) => [uniqueIndex('projects_project_name_key').on(t.projectName)]);
+
+/**
+ * One row per (authority, project | organization | global); users share it through `role_users`.
+ * Project and organization are both null for a global role (ROLE_SYS_ADMIN).
+ */
+export const roles = management.table('roles', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  authorityName: text('authority_name').notNull().references(() => authorities.name),
+  // A deleted project or organization takes its roles (and their memberships) with it.
+  projectId: bigint('project_id', { mode: 'number' }).references(() => projects.id, { onDelete: 'cascade' }),
+  organizationId: bigint('organization_id', { mode: 'number' }).references(() => organizations.id, { onDelete: 'cascade' }),
+}, (t) => [
+  uniqueIndex('roles_project_authority_key').on(t.projectId, t.authorityName),
+  uniqueIndex('roles_organization_authority_key').on(t.organizationId, t.authorityName),
+  // NULLs are distinct in a unique index: global roles need their own (PostgreSQL 15 has no NULLS NOT DISTINCT everywhere we run).
+  uniqueIndex('roles_global_authority_key').on(t.authorityName).where(sql`project_id is null and organization_id is null`),
+  check('roles_one_referent', sql`project_id is null or organization_id is null`),
+]);
+
+export const roleUsers = management.table('role_users', {
+  // A deleted user leaves its roles; a deleted role leaves its users.
+  userId: bigint('user_id', { mode: 'number' }).notNull().references(() => users.id, { onDelete: 'cascade' }),
+  roleId: bigint('role_id', { mode: 'number' }).notNull().references(() => roles.id, { onDelete: 'cascade' }),
+}, (t) => [
+  primaryKey({ name: 'role_users_pkey', columns: [t.userId, t.roleId] }),
+  index('role_users_role_id_idx').on(t.roleId),
+]);
+
+export const subjects = management.table('subjects', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  // The subject is its user's participant record: deleting the user deletes the subject.
+  userId: bigint('user_id', { mode: 'number' }).notNull().references(() => users.id, { onDelete: 'cascade' }),
+  externalLink: text('external_link'),
+  externalId: text('external_id'),
+  removed: boolean('removed').notNull().default(false),
+  dateOfBirth: date('date_of_birth', { mode: 'string' }),
+  enrollmentDate: timestamptz('enrollment_date'),
+  personName: text('person_name'),
+  attributes: jsonb('attributes').$type<Record<string, string>>().notNull().default({}),
+  ...audited(),
+}, (t) => [
+  uniqueIndex('subjects_user_id_key').on(t.userId),
+  index('subjects_external_id_idx').on(t.externalId),
+]);
+
+export const sourceTypes = management.table('source_types', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  producer: text('producer').notNull(),
+  model: text('model').notNull(),
+  catalogVersion: text('catalog_version').notNull(),
+  sourceTypeScope: text('source_type_scope').notNull(),
+  canRegisterDynamically: boolean('dynamic_registration').notNull().default(false),
+  name: text('name'),
+  description: text('description'),
+  assessmentType: text('assessment_type'),
+  appProvider: text('app_provider'),
+  ...audited(),
+}, (t) => [uniqueIndex('source_types_producer_model_version_key').on(t.producer, t.model, t.catalogVersion)]);
+
+export const sources = management.table('sources', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  sourceId: uuid('source_id').notNull().default(sql`gen_random_uuid()`),
+  sourceName: text('source_name').notNull(),
+  expectedSourceName: text('expected_source_name'),
+  assigned: boolean('assigned').notNull().default(false),
+  deleted: boolean('deleted').notNull().default(false),
+  sourceTypeId: bigint('source_type_id', { mode: 'number' }).references(() => sourceTypes.id),
+  projectId: bigint('project_id', { mode: 'number' }).references(() => projects.id, { onDelete: 'set null' }),
+  // A deleted subject releases its sources rather than deleting the records of the devices.
+  subjectId: bigint('subject_id', { mode: 'number' }).references(() => subjects.id, { onDelete: 'set null' }),
+  attributes: jsonb('attributes').$type<Record<string, string>>().notNull().default({}),
+  ...audited(),
+}, (t) => [
+  uniqueIndex('sources_source_id_key').on(t.sourceId),
+  uniqueIndex('sources_source_name_key').on(t.sourceName),
+  index('sources_subject_id_idx').on(t.subjectId),
+]);
+
+/**
+ * OAuth clients (the reference's `oauth_client_details`), lists as text arrays instead of comma
+ * strings. `client_secret` is a bcrypt hash, or null for a public client.
+ */
+export const oauthClients = management.table('oauth_client_details', {
+  clientId: text('client_id').primaryKey(),
+  resourceIds: text('resource_ids').array().notNull().default(sql`'{}'::text[]`),
+  clientSecret: text('client_secret'),
+  scope: text('scope').array().notNull().default(sql`'{}'::text[]`),
+  authorizedGrantTypes: text('authorized_grant_types').array().notNull().default(sql`'{}'::text[]`),
+  redirectUris: text('web_server_redirect_uri').array().notNull().default(sql`'{}'::text[]`),
+  authorities: text('authorities').array().notNull().default(sql`'{}'::text[]`),
+  accessTokenValidity: integer('access_token_validity'),
+  refreshTokenValidity: integer('refresh_token_validity'),
+  additionalInformation: jsonb('additional_information').$type<Record<string, unknown>>().notNull().default({}),
+  /** Auto-approved scopes; `['true']` approves all. */
+  autoApprove: text('autoapprove').array().notNull().default(sql`'{}'::text[]`),
+  updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+});
+
+/**
+ * Every refresh token issued, so each is valid once. A chain of rotations shares `family_id`
+ * (the jti of the chain's first refresh token); reuse of a used token revokes the family.
+ */
+export const refreshTokens = management.table('refresh_tokens', {
+  jti: text('jti').primaryKey(),
+  familyId: text('family_id').notNull(),
+  parentJti: text('parent_jti'),
+  clientId: text('client_id').notNull(),
+  userLogin: text('user_login'),
+  issuedAt: timestamptz('issued_at').notNull().defaultNow(),
+  expiresAt: timestamptz('expires_at').notNull(),
+  usedAt: timestamptz('used_at'),
+  revokedAt: timestamptz('revoked_at'),
+}, (t) => [
+  index('refresh_tokens_family_id_idx').on(t.familyId),
+  index('refresh_tokens_expires_at_idx').on(t.expiresAt),
+]);
+
+/** The reference's `jhi_persistent_audit_event` with its data map as jsonb. */
+export const auditEvents = management.table('audit_events', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  principal: text('principal').notNull(),
+  eventDate: timestamptz('event_date').notNull().defaultNow(),
+  eventType: text('event_type').notNull(),
+  data: jsonb('data').$type<Record<string, string>>().notNull().default({}),
+}, (t) => [
+  index('audit_events_principal_date_idx').on(t.principal, t.eventDate),
+  index('audit_events_date_idx').on(t.eventDate),
+]);

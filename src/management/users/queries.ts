@@ -1,0 +1,70 @@
+/** SQL for user accounts as the token endpoint needs them. */
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Executor } from '../../platform/database.js';
+import { authorities, organizations, projects, roles, roleUsers, sources, subjects, users } from '../schema.js';
+
+export type UserRow = typeof users.$inferSelect;
+
+export async function findUserByLogin(db: Executor, login: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.login, login)).limit(1);
+  return row;
+}
+
+export interface UserRole {
+  authority: string;
+  projectName: string | null;
+  organizationName: string | null;
+}
+
+export async function rolesOfUser(db: Executor, userId: number): Promise<UserRole[]> {
+  return db.select({
+    authority: roles.authorityName,
+    projectName: projects.projectName,
+    organizationName: organizations.name,
+  }).from(roleUsers)
+    .innerJoin(roles, eq(roles.id, roleUsers.roleId))
+    .leftJoin(projects, eq(projects.id, roles.projectId))
+    .leftJoin(organizations, eq(organizations.id, roles.organizationId))
+    .where(eq(roleUsers.userId, userId))
+    .orderBy(roles.id);
+}
+
+/** Source UUIDs of the subject whose account this is (none for non-participants). */
+export async function sourceIdsOfUser(db: Executor, userId: number): Promise<string[]> {
+  const rows = await db.select({ sourceId: sources.sourceId }).from(sources)
+    .innerJoin(subjects, eq(subjects.id, sources.subjectId))
+    .where(and(eq(subjects.userId, userId), eq(sources.deleted, false)))
+    .orderBy(sources.id);
+  return rows.map((r) => r.sourceId);
+}
+
+export async function insertAuthorities(db: Executor, names: readonly string[]): Promise<void> {
+  await db.insert(authorities).values(names.map((name) => ({ name }))).onConflictDoNothing();
+}
+
+/** The global role row of an authority, created when missing. */
+export async function globalRoleId(db: Executor, authority: string): Promise<number> {
+  const [existing] = await db.select({ id: roles.id }).from(roles)
+    .where(and(eq(roles.authorityName, authority), isNull(roles.projectId), isNull(roles.organizationId))).limit(1);
+  if (existing) return existing.id;
+  const [created] = await db.insert(roles).values({ authorityName: authority }).returning({ id: roles.id });
+  return created!.id;
+}
+
+export async function insertUser(db: Executor, user: typeof users.$inferInsert): Promise<UserRow> {
+  const [row] = await db.insert(users).values(user).returning();
+  return row!;
+}
+
+export async function setPasswordHash(db: Executor, userId: number, passwordHash: string): Promise<void> {
+  await db.update(users).set({ passwordHash, lastModifiedBy: 'system', lastModifiedDate: sql`now()` }).where(eq(users.id, userId));
+}
+
+export async function addRole(db: Executor, userId: number, roleId: number): Promise<void> {
+  await db.insert(roleUsers).values({ userId, roleId }).onConflictDoNothing();
+}
+
+/** The organization named `name`, created when missing. */
+export async function ensureOrganization(db: Executor, org: { name: string; description: string; location: string }): Promise<void> {
+  await db.insert(organizations).values(org).onConflictDoNothing();
+}
