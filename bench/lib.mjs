@@ -38,7 +38,12 @@ export async function startService(env) {
   // BENCH_NODE_ARGS passes flags to the service's node (e.g. --cpu-prof to profile under load).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
-    env: { ...process.env, LOG_LEVEL: 'warn', FCMSERVER_FCMSENDER: 'disabled', ...env, PORT: String(port) },
+    // The prod profile needs a keystore and an admin password: the test fixtures serve here.
+    env: {
+      ...process.env, LOG_LEVEL: 'warn', FCMSERVER_FCMSENDER: 'disabled',
+      MANAGEMENTPORTAL_OAUTH_KEY_STORE: 'test/fixtures/keystores/keytool-ec.p12', MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD: 'radarbase',
+      MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'bench-admin-password', ...env, PORT: String(port),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
