@@ -39,6 +39,7 @@ describe('defaults', () => {
       managementportalOauthIssuer: 'ManagementPortal',
       managementportalOauthClientsFile: undefined,
       managementportalOauthRefreshReuseGraceSeconds: 0,
+      managementportalOauthFailedAttemptsPerMinute: 20,
       managementportalFrontendAccessTokenValiditySeconds: 14400,
       managementportalFrontendRefreshTokenValiditySeconds: 259200,
       managementportalCommonAdminPassword: undefined,

@@ -20,6 +20,14 @@ import { loadKeySet, type KeySet } from './oauth/keystore.js';
 import { createSigner } from './oauth/token-signing.js';
 import { createTokenIssuer } from './oauth/token-issuer.js';
 import { oauthRoutes } from './oauth/routes.js';
+import { createFailedAttemptLimiter } from './oauth/limiter.js';
+import { createBearerAuth } from './security/bearer-auth.js';
+import { oauthClientRoutes } from './oauth-clients/routes.js';
+import { createOAuthClientService } from './oauth-clients/service.js';
+import { authorizeRoutes } from './oauth/authorize/routes.js';
+import { createAuthorizeService } from './oauth/authorize/service.js';
+import { resolveSessionSecret } from './session/secret.js';
+import { createSessionStore } from './session/sessions.js';
 
 /** The management slice of the configuration. */
 export interface ManagementConfig {
@@ -94,9 +102,27 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   const clients = createClientStore({ db, now });
   const issuer = createTokenIssuer({ signer: createSigner(keys.signing), issuer: config.issuer, now });
 
+  const limiter = createFailedAttemptLimiter({ maxPerMinute: app.config.managementportalOauthFailedAttemptsPerMinute, now });
+
   await app.register(oauthRoutes, {
     keys,
     issuer: config.issuer,
-    token: { db, clients, issuer, keys, audit, now, refreshReuseGraceSeconds: config.refreshReuseGraceSeconds },
+    token: { db, clients, limiter, issuer, keys, audit, now, refreshReuseGraceSeconds: config.refreshReuseGraceSeconds },
+    introspection: { db, clients, limiter, keys, now },
+  });
+
+  // The management API: every route below authenticates its bearer token first.
+  const bearer = createBearerAuth({ db, keys, now });
+  app.decorateRequest('mpAuth', null);
+  await app.register(async (api) => {
+    api.addHook('onRequest', bearer.authenticate);
+    await api.register(oauthClientRoutes, { oauthClients: createOAuthClientService({ db, clients }) });
+  }, { prefix: '/api' });
+  await app.register(authorizeRoutes, {
+    // The token endpoint's limiter: sign-in failures share its (username, IP) counters.
+    authorize: createAuthorizeService({ db, clients, now, limiter }),
+    sessions: createSessionStore({ db, now }),
+    sessionSecret: await resolveSessionSecret(db, app.config.managementportalSessionSecret),
+    now,
   });
 };

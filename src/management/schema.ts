@@ -201,3 +201,56 @@ export const auditEvents = management.table('audit_events', {
   index('audit_events_principal_date_idx').on(t.principal, t.eventDate),
   index('audit_events_date_idx').on(t.eventDate),
 ]);
+
+/** The authorization request a sign-in session is answering, validated (oauth/authorize). */
+export interface PendingAuthorization {
+  clientId: string;
+  /** The registered redirect URI the code goes to. */
+  redirectUri: string;
+  /** Whether the request named `redirect_uri`; the token request must then repeat it (RFC 6749 §4.1.3). */
+  redirectUriGiven: boolean;
+  state: string | null;
+  scope: string[];
+  codeChallenge: string | null;
+  codeChallengeMethod: 'S256' | null;
+}
+
+/**
+ * Server-side sessions of the sign-in and consent pages. `id` is the SHA-256 of the session id the
+ * signed cookie carries, so a leaked table does not hand out live sessions.
+ */
+export const oauthSessions = management.table('oauth_sessions', {
+  id: text('id').primaryKey(),
+  csrfToken: text('csrf_token').notNull(),
+  userLogin: text('user_login'),
+  authenticatedAt: timestamptz('authenticated_at'),
+  pending: jsonb('pending').$type<PendingAuthorization>(),
+  createdAt: timestamptz('created_at').notNull().defaultNow(),
+  expiresAt: timestamptz('expires_at').notNull(),
+}, (t) => [index('oauth_sessions_expires_at_idx').on(t.expiresAt)]);
+
+/**
+ * Authorization codes (the reference's `oauth_code`), stored as SHA-256 hashes and valid once.
+ * `family_id` is the refresh-token chain the code started, revoked when the code is presented again.
+ */
+export const oauthCodes = management.table('oauth_codes', {
+  codeHash: text('code_hash').primaryKey(),
+  clientId: text('client_id').notNull(),
+  userLogin: text('user_login').notNull(),
+  redirectUri: text('redirect_uri').notNull(),
+  redirectUriGiven: boolean('redirect_uri_given').notNull(),
+  scope: text('scope').array().notNull().default(sql`'{}'::text[]`),
+  codeChallenge: text('code_challenge'),
+  codeChallengeMethod: text('code_challenge_method').$type<'S256'>(),
+  familyId: text('family_id'),
+  createdAt: timestamptz('created_at').notNull().defaultNow(),
+  expiresAt: timestamptz('expires_at').notNull(),
+  usedAt: timestamptz('used_at'),
+}, (t) => [index('oauth_codes_expires_at_idx').on(t.expiresAt)]);
+
+/** Secrets generated at the first start and shared by every instance (the session-cookie key). */
+export const serverSecrets = management.table('server_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: timestamptz('created_at').notNull().defaultNow(),
+});

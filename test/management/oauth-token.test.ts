@@ -259,7 +259,7 @@ describe('keys and metadata', () => {
     const meta = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as Json;
     expect(meta).toMatchObject({
       issuer: 'ManagementPortal', token_endpoint: `${base}/oauth/token`, jwks_uri: `${base}/.well-known/jwks.json`,
-      grant_types_supported: ['client_credentials', 'password', 'refresh_token'],
+      grant_types_supported: ['authorization_code', 'client_credentials', 'password', 'refresh_token'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     });
     expect(meta.scopes_supported).toHaveLength(40);

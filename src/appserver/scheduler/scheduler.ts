@@ -1,9 +1,11 @@
 /**
  * The notification scheduler: every SCHEDULER_TICK_MS (toad-scheduler, no overlapping ticks) it
  * drains the due messages in batches: claim (claim.ts) → send through FCM (one `sendEach` per
- * batch, ≤ 500) → record EXECUTED / ERRORED / retry with the state-event rows in one
- * transaction → tell listeners after the commit. While batches come back full, up to
- * SCHEDULER_CONCURRENCY batches are in flight at once.
+ * batch, ≤ 500) → record EXECUTED / ERRORED / retry with the state-event rows in one statement
+ * (queries.ts `recordOutcomes`) → tell listeners after the commit. While batches come back full,
+ * up to SCHEDULER_CONCURRENCY batches are in flight at once, and the drain goes on without
+ * waiting for the next tick. Between ticks, a timer wakes it at the next due time when that
+ * comes first (looked up after each drain and when this process schedules a message).
  *
  * Delivery is exactly once while processes run, and at least once across crashes: a batch whose
  * process dies after sending and before recording is sent again when its lease runs out.
@@ -12,14 +14,13 @@
  */
 import { AsyncTask, SimpleIntervalJob, ToadScheduler } from 'toad-scheduler';
 import type { FastifyBaseLogger } from 'fastify';
-import { sqlState, type Database } from '../../platform/database.js';
+import { sqlState, type Database, type Executor } from '../../platform/database.js';
 import type { EventBus, MessageStateChange } from '../../platform/events.js';
 import type { Mailer } from '../../platform/mail.js';
 import type { MessageState } from '../schema.js';
-import { insertStateEvents, type NewStateEvent } from '../messages/queries.js';
 import type { FcmSender } from '../transmit/fcm.js';
 import { claimDueMessages, type ClaimedMessage } from './claim.js';
-import { clearFcmToken, finishMessages, retryMessages } from './queries.js';
+import { clearFcmToken, findNextDueTime, recordOutcomes, type BatchOutcome } from './queries.js';
 import { classifyFailure, planMessage, retryDelaySeconds, type ErrorInfo } from './rules.js';
 import type { SchedulerMetrics } from './metrics.js';
 
@@ -62,6 +63,12 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let stopping = false;
   let tickNo = 0;
   let current: Promise<number> | undefined;
+  let started = false;
+  let wakeTimer: NodeJS.Timeout | undefined;
+  let wakeAt = Infinity;
+  let lookingAhead: Promise<void> | undefined;
+  let lookAgain = false;
+  let unsubscribe: (() => void) | undefined;
 
   function mailIfWanted(c: ClaimedMessage) {
     const m = c.message;
@@ -120,7 +127,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const attempts = m.attempts + 1;
       if (failure.retry && attempts < settings.maxAttempts) {
         const delay = retryDelaySeconds(attempts, settings.retrySeconds);
-        retries.set(delay, [...(retries.get(delay) ?? []), m.id]);
+        const ids = retries.get(delay);
+        if (ids) ids.push(m.id);
+        else retries.set(delay, [m.id]);
         tlog.warn({ messageId: m.id, attempt: attempts, code: result.code, retryInSeconds: delay }, 'fcm send failed, retrying');
         continue;
       }
@@ -134,26 +143,31 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       tlog.warn({ messageId: m.id, code: result.code, error: info.error }, 'fcm send failed');
     }
 
-    const byId = new Map(batch.map((c) => [c.message.id, c]));
-    const { changes, retried } = await db.transaction(async (tx) => {
+    const byId = new Map<number, ClaimedMessage>();
+    for (const c of batch) byId.set(c.message.id, c);
+    const rows: BatchOutcome[] = new Array(outcomes.length);
+    for (let i = 0; i < outcomes.length; i++) {
+      const o = outcomes[i]!;
+      rows[i] = { id: o.id, state: o.state, sent: o.sent, info: infoJson(o.info) };
+    }
+    for (const [delay, ids] of retries) {
+      const retryAt = new Date(sentAt.getTime() + delay * 1000);
+      for (const id of ids) rows.push({ id, state: 'SCHEDULED', sent: true, retryAt });
+    }
+    // One statement records the batch (messages and their events together); a transaction only
+    // when a refused token is cleared with it.
+    const record = async (executor: Executor) => {
+      const written = await recordOutcomes(executor, rows, lease, sentAt);
       const recorded = new Set<number>();
-      const groups: [Outcome['state'], boolean][] = [['EXECUTED', true], ['ERRORED', true], ['ERRORED', false]];
-      for (const [state, sent] of groups) {
-        const ids = outcomes.filter((o) => o.state === state && o.sent === sent).map((o) => o.id);
-        for (const id of await finishMessages(tx, ids, state, lease, { sent, now: sentAt })) recorded.add(id);
+      const retried: number[] = [];
+      for (const w of written) {
+        if (w.retried) retried.push(w.id);
+        else recorded.add(w.id);
       }
-      let retried: number[] = [];
-      for (const [delay, ids] of retries) {
-        retried = retried.concat(await retryMessages(tx, ids, lease, new Date(sentAt.getTime() + delay * 1000)));
-      }
-      for (const t of tokensToClear) if (recorded.has(t.id)) await clearFcmToken(tx, t.userId, t.token, sentAt);
-      const changes = outcomes.filter((o) => recorded.has(o.id));
-      const rows: NewStateEvent[] = changes.map((o) => ({
-        messageId: o.id, state: o.state, time: sentAt, associatedInfo: infoJson(o.info),
-      }));
-      if (rows.length > 0) await insertStateEvents(tx, rows);
-      return { changes, retried };
-    });
+      for (const t of tokensToClear) if (recorded.has(t.id)) await clearFcmToken(executor, t.userId, t.token, sentAt);
+      return { changes: outcomes.filter((o) => recorded.has(o.id)), retried };
+    };
+    const { changes, retried } = tokensToClear.length > 0 ? await db.transaction(record) : await record(db);
 
     events.publish('message.state', ...changes.map((o): MessageStateChange => {
       const c = byId.get(o.id)!;
@@ -210,9 +224,45 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     return claimed;
   }
 
+  /**
+   * Wakes the scheduler at the next due time when that comes before the next tick, so a message
+   * is sent when it falls due rather than up to a tick later. Never claims early: the wake-up
+   * only runs a normal drain at (just after) the due instant, and a drain that finds nothing
+   * looks ahead again. Runs after every drain and when a message is scheduled in this process.
+   */
+  function lookAhead(): void {
+    if (!started || stopping) return;
+    if (lookingAhead) {
+      lookAgain = true;
+      return;
+    }
+    lookingAhead = (async () => {
+      do {
+        lookAgain = false;
+        const now = clock();
+        const next = await findNextDueTime(db, now);
+        if (next && !stopping) armWakeup(next.getTime(), now.getTime());
+      } while (lookAgain && !stopping);
+    })().catch((err: unknown) => log.warn(failure(err), 'scheduler look-ahead failed'))
+      .finally(() => { lookingAhead = undefined; });
+  }
+
+  function armWakeup(at: number, now: number) {
+    if (at - now >= settings.tickMs || at >= wakeAt) return; // the tick (or an earlier wake-up) comes first
+    if (wakeTimer) clearTimeout(wakeTimer);
+    wakeAt = at;
+    // +1 ms: a timer may fire up to a millisecond before its time.
+    wakeTimer = setTimeout(() => {
+      wakeTimer = undefined;
+      wakeAt = Infinity;
+      if (!stopping) void runOnce().catch((err: unknown) => log.error(failure(err), 'scheduler tick failed'));
+    }, Math.max(0, at - now) + 1);
+  }
+
   function runOnce(): Promise<number> {
     const run = (current ?? Promise.resolve(0)).catch(() => 0).then(() => drain());
     current = run;
+    void run.then(lookAhead, lookAhead);
     return run;
   }
 
@@ -223,11 +273,19 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         await runOnce();
       }, (err) => log.error(failure(err), 'scheduler tick failed'));
       toad.addSimpleIntervalJob(new SimpleIntervalJob({ milliseconds: settings.tickMs, runImmediately: true }, task, { id: 'dispatch', preventOverrun: true }));
+      started = true;
+      // A message scheduled in this process and due before the next tick wakes the scheduler.
+      unsubscribe = events.subscribe('message.state', (change) => {
+        if (change.state === 'SCHEDULED') lookAhead();
+      });
       log.info({ tickMs: settings.tickMs, batchSize: settings.batchSize, sender: fcm.kind }, 'scheduler started');
     },
     async stop() {
       stopping = true;
       toad.stop();
+      unsubscribe?.();
+      if (wakeTimer) clearTimeout(wakeTimer);
+      await lookingAhead;
       await current?.catch(() => {});
       await Promise.allSettled([...mails]);
     },

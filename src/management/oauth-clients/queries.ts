@@ -28,3 +28,15 @@ export async function deleteClient(db: Executor, clientId: string): Promise<bool
   const rows = await db.delete(oauthClients).where(eq(oauthClients.clientId, clientId)).returning({ clientId: oauthClients.clientId });
   return rows.length > 0;
 }
+
+/** Inserts a new client; false when the id is taken. */
+export async function insertClient(db: Executor, client: OAuthClientInsert): Promise<boolean> {
+  const rows = await db.insert(oauthClients).values(client).onConflictDoNothing().returning({ clientId: oauthClients.clientId });
+  return rows.length > 0;
+}
+
+/** Replaces the given columns of an existing client; undefined when there is none. */
+export async function updateClient(db: Executor, clientId: string, set: Partial<OAuthClientInsert>): Promise<OAuthClientRow | undefined> {
+  const [row] = await db.update(oauthClients).set({ ...set, updatedAt: new Date() }).where(eq(oauthClients.clientId, clientId)).returning();
+  return row;
+}

@@ -4,34 +4,13 @@
  * checks its own scope. Nothing here sees the HTTP request: the route passes the Authorization
  * header and the merged parameters.
  */
-import type { ClientStore, OAuthClient } from '../oauth-clients/client-store.js';
+import type { OAuthClient } from '../oauth-clients/client-store.js';
+import { authenticateClient, clientCredentialsOf, type ClientAuthDeps } from './client-authentication.js';
 import { InvalidClient, InvalidGrant, InvalidRequest, UnsupportedGrantType } from './errors.js';
 import { GRANTS, type Grant, type GrantDeps, type TokenParams } from './grants/index.js';
 import type { TokenResponse } from './token-issuer.js';
 
-export interface ClientCredentials { clientId: string; secret: string }
-
-/**
- * Client credentials from HTTP Basic, else from the `client_id`/`client_secret` parameters (form
- * or query string, as real clients send them). A public client sends an empty secret.
- */
-export function clientCredentialsOf(authorization: string | undefined, params: TokenParams): ClientCredentials | undefined {
-  if (authorization !== undefined && /^basic /i.test(authorization)) {
-    const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon <= 0) throw new InvalidClient('Bad client credentials');
-    return { clientId: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
-  }
-  if (params.client_id) return { clientId: params.client_id, secret: params.client_secret ?? '' };
-  return undefined;
-}
-
-async function authenticateClient(clients: ClientStore, credentials: ClientCredentials | undefined): Promise<OAuthClient> {
-  if (!credentials) throw new InvalidClient('Client authentication is required');
-  const client = await clients.authenticate(credentials.clientId, credentials.secret);
-  if (!client) throw new InvalidClient('Bad client credentials');
-  return client;
-}
+export { clientCredentialsOf, type ClientCredentials } from './client-authentication.js';
 
 function selectGrant(grantType: string | undefined): Grant {
   if (!grantType) throw new InvalidRequest('Missing grant type');
@@ -47,16 +26,31 @@ function checkGrantAllowed(client: OAuthClient, grant: Grant): void {
   if (!client.authorizedGrantTypes.includes(grant.grantType)) throw new InvalidClient('Unauthorized grant type');
 }
 
-export interface TokenEndpointDeps extends GrantDeps {
-  clients: ClientStore;
+export interface TokenEndpointDeps extends GrantDeps, ClientAuthDeps {}
+
+
+/**
+ * The password grant's user authentication is limited like client authentication: per
+ * (username, client IP); a wrong password (the grant's only `invalid_grant`) counts as a failure.
+ */
+async function dispatch(deps: TokenEndpointDeps, grant: Grant, client: OAuthClient, params: TokenParams, ip: string): Promise<TokenResponse> {
+  if (grant.grantType !== 'password' || !deps.limiter) return grant.handle({ client, params }, deps);
+  const username = (params.username ?? '').toLowerCase();
+  deps.limiter.check(username, ip);
+  try {
+    return await grant.handle({ client, params }, deps);
+  } catch (err) {
+    if (err instanceof InvalidGrant) deps.limiter.recordFailure(username, ip);
+    throw err;
+  }
 }
 
-
+/** `ip`: the client's address (the socket's, or X-Forwarded-For's behind a trusted proxy). */
 export async function tokenEndpoint(
-  deps: TokenEndpointDeps, authorization: string | undefined, params: TokenParams,
+  deps: TokenEndpointDeps, authorization: string | undefined, params: TokenParams, ip = '',
 ): Promise<TokenResponse> {
-  const client = await authenticateClient(deps.clients, clientCredentialsOf(authorization, params));
+  const client = await authenticateClient(deps, clientCredentialsOf(authorization, params), ip);
   const grant = selectGrant(params.grant_type);
   checkGrantAllowed(client, grant);
-  return grant.handle({ client, params }, deps);
+  return dispatch(deps, grant, client, params, ip);
 }

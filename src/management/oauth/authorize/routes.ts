@@ -1,0 +1,160 @@
+/**
+ * The authorization endpoint (RFC 6749 §4.1) with server-rendered pages:
+ * `GET /oauth/authorize` validates the request and shows the sign-in page (or, for a signed-in
+ * session, goes straight on); `POST /oauth/login` signs in; `POST /oauth/authorize` answers the
+ * consent page. Forms post back relative to the page, so any context path works.
+ *
+ * The session cookie is signed, httpOnly, `SameSite=Lax` and `Secure` behind TLS; every form
+ * carries the session's CSRF token in `_csrf`, and a POST without it is refused (403).
+ * Registered in its own scope: form bodies, cookies and the HTML error pages apply here only.
+ */
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Eta } from 'eta';
+import { SESSION_TTL_SECONDS, type Session, type SessionStore } from '../../session/sessions.js';
+import { TooManyFailedAttempts } from '../limiter.js';
+import { AuthorizationPageError, AuthorizationRedirect, CsrfRejected } from './errors.js';
+import type { AuthorizeService, NextStep } from './service.js';
+import { AuthorizationQuerySchema, ConsentForm, HtmlPage, Redirect, SignInForm } from './schemas.js';
+
+const tags = ['management: oauth'];
+const COOKIE = 'mp_oauth_session';
+const VIEWS = fileURLToPath(new URL('../../../../views/', import.meta.url));
+
+export interface AuthorizeRoutesOptions {
+  authorize: AuthorizeService;
+  sessions: SessionStore;
+  /** Signs the session cookie (MANAGEMENTPORTAL_SESSION_SECRET or the database's). */
+  sessionSecret: string;
+  now: () => number;
+}
+
+export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize, sessions, sessionSecret, now }) => {
+  await app.register(formbody);
+  await app.register(cookie, { secret: sessionSecret });
+  const eta = new Eta({ views: VIEWS, cache: true });
+  const cookiePath = `${app.prefix}/oauth`;
+
+  function page(reply: FastifyReply, status: number, template: string, data: Record<string, unknown>) {
+    return reply.code(status)
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('pragma', 'no-cache')
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer')
+      // No form-action: the consent form's answer redirects to the client, which may use any scheme.
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+      .send(eta.render(`./oauth/${template}`, data));
+  }
+
+  function sessionIdOf(request: FastifyRequest): string | undefined {
+    const raw = request.cookies[COOKIE];
+    if (!raw) return undefined;
+    const unsigned = request.unsignCookie(raw);
+    return unsigned.valid && unsigned.value ? unsigned.value : undefined;
+  }
+
+  function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: Session) {
+    reply.setCookie(COOKIE, session.id, {
+      signed: true, httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', path: cookiePath, maxAge: SESSION_TTL_SECONDS,
+    });
+  }
+
+  /** The session a form was posted in, when the form carries its CSRF token; else 403. */
+  async function postedSession(request: FastifyRequest, csrf: string | undefined): Promise<Session> {
+    const session = await sessions.load(sessionIdOf(request));
+    if (!session || !sessions.csrfMatches(session, csrf)) throw new CsrfRejected();
+    return session;
+  }
+
+  async function proceed(reply: FastifyReply, session: Session, next: NextStep) {
+    if ('redirect' in next) {
+      session.pending = null;
+      await sessions.save(session);
+      return reply.header('cache-control', 'no-store').redirect(next.redirect, 302);
+    }
+    return page(reply, 200, 'consent', { csrf: session.csrfToken, clientId: next.consent.clientId, scope: next.consent.scope, user: session.userLogin });
+  }
+
+  app.setErrorHandler((error: FastifyError | AuthorizationRedirect | AuthorizationPageError, request, reply) => {
+    if (error instanceof AuthorizationRedirect) {
+      request.log.info({ error: error.oauthError.error }, 'authorization request refused');
+      return reply.header('cache-control', 'no-store').redirect(error.location, 302);
+    }
+    if (error instanceof TooManyFailedAttempts) {
+      request.log.info({ status: 429 }, 'sign-in limited');
+      reply.header('retry-after', String(error.retryAfterSeconds));
+      return page(reply, 429, 'error', { message: 'Too many failed sign-in attempts. Try again in a minute.' });
+    }
+    if (error instanceof AuthorizationPageError) {
+      request.log.info({ status: error.status }, 'authorization page error');
+      return page(reply, error.status, 'error', { message: error.message });
+    }
+    const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status < 500) return page(reply, status, 'error', { message: error.validation ? 'The request is malformed.' : error.message });
+    request.log.error({ err: error }, 'authorization endpoint error');
+    return page(reply, 500, 'error', { message: 'Something went wrong. Please try again later.' });
+  });
+
+  const pageResponses = { 200: HtmlPage, 302: Redirect, 400: HtmlPage };
+
+  app.get('/oauth/authorize', {
+    schema: {
+      tags, summary: 'Authorization endpoint (code flow, PKCE S256): sign-in page',
+      description: 'Shows the sign-in page, or for a signed-in session the consent page or the redirect with the code. An unknown client or an unregistered redirect URI shows an error page (400) and never redirects; other errors redirect with `error` (RFC 6749 §4.1.2.1).',
+      querystring: AuthorizationQuerySchema, response: pageResponses,
+    },
+  }, async (request, reply) => {
+    const pending = await authorize.validateRequest(request.query);
+    let session = await sessions.load(sessionIdOf(request));
+    if (session) {
+      session.pending = pending;
+      await sessions.save(session);
+    } else {
+      session = await sessions.create(pending);
+    }
+    setSessionCookie(request, reply, session);
+    if (session.userLogin) return proceed(reply, session, await authorize.afterSignIn(pending, session.userLogin));
+    return page(reply, 200, 'sign-in', { csrf: session.csrfToken, clientId: pending.clientId, error: null, username: '' });
+  });
+
+  app.post('/oauth/login', {
+    schema: {
+      tags, summary: 'Sign-in form of the authorization endpoint',
+      description: 'On success: the consent page, or the redirect with the code when the client\'s scopes are auto-approved. Wrong credentials show the sign-in page again (400); failures count per (username, client IP) with the token endpoint\'s, and past the limit the page answers 429 with `Retry-After`. Without the page\'s `_csrf`: 403.',
+      body: SignInForm, response: { ...pageResponses, 403: HtmlPage, 429: HtmlPage },
+    },
+  }, async (request, reply) => {
+    const session = await postedSession(request, request.body._csrf);
+    if (!session.pending) throw new AuthorizationPageError(400, 'No sign-in is in progress. Start again from the application.');
+    const login = await authorize.signIn(request.body.username ?? '', request.body.password ?? '', request.ip);
+    if (!login) {
+      request.log.info({ clientId: session.pending.clientId }, 'sign-in failed');
+      return page(reply, 400, 'sign-in', {
+        csrf: session.csrfToken, clientId: session.pending.clientId, error: 'Wrong user name or password.', username: request.body.username ?? '',
+      });
+    }
+    const renewed = await sessions.renew({ ...session, userLogin: login, authenticatedAt: new Date(now()) });
+    setSessionCookie(request, reply, renewed);
+    return proceed(reply, renewed, await authorize.afterSignIn(session.pending, login));
+  });
+
+  app.post('/oauth/authorize', {
+    schema: {
+      tags, summary: 'Consent form of the authorization endpoint',
+      description: '`user_oauth_approval=true` redirects to the client with the code; anything else with `error=access_denied`. Without the page\'s `_csrf`: 403.',
+      body: ConsentForm, response: { ...pageResponses, 403: HtmlPage },
+    },
+  }, async (request, reply) => {
+    const session = await postedSession(request, request.body._csrf);
+    const pending = session.pending;
+    if (!session.userLogin || !pending) throw new AuthorizationPageError(400, 'No authorization is waiting for an answer. Start again from the application.');
+    session.pending = null;
+    await sessions.save(session);
+    const location = await authorize.decide(pending, session.userLogin, request.body.user_oauth_approval === 'true');
+    return reply.header('cache-control', 'no-store').redirect(location, 302);
+  });
+};

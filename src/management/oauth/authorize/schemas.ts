@@ -1,0 +1,28 @@
+/** Schemas of the authorization endpoint's pages and forms. */
+import { Type } from 'typebox';
+
+const param = (description: string) => Type.Optional(Type.String({ description }));
+
+export const AuthorizationQuerySchema = Type.Object({
+  client_id: param('The client asking for authorization'),
+  response_type: param('`code` (the only response type)'),
+  redirect_uri: param('One of the client\'s registered redirect URIs, exactly; may be omitted when it has only one'),
+  state: param('Opaque value returned with the code'),
+  scope: param('Space-separated scopes (a subset of the client\'s; default all of them)'),
+  code_challenge: param('PKCE challenge (RFC 7636): BASE64URL(SHA256(code_verifier))'),
+  code_challenge_method: param('`S256` (the only method)'),
+});
+
+export const SignInForm = Type.Object({
+  username: Type.Optional(Type.String()),
+  password: Type.Optional(Type.String()),
+  _csrf: Type.Optional(Type.String({ description: 'The CSRF token of the sign-in page' })),
+}, { description: 'application/x-www-form-urlencoded sign-in form' });
+
+export const ConsentForm = Type.Object({
+  user_oauth_approval: Type.Optional(Type.String({ description: '`true` to approve, anything else denies' })),
+  _csrf: Type.Optional(Type.String({ description: 'The CSRF token of the consent page' })),
+}, { description: 'application/x-www-form-urlencoded consent form' });
+
+export const HtmlPage = Type.String({ description: 'HTML page' });
+export const Redirect = Type.Null({ description: 'Redirect (Location header): to the client with `code` and `state`, or with `error`' });

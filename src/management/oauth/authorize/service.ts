@@ -1,0 +1,142 @@
+/**
+ * The authorization endpoint's rules (RFC 6749 §4.1, RFC 7636): validate an authorization
+ * request, sign a user in, decide whether consent is needed, and issue a code. Nothing here sees
+ * the HTTP request; the routes pass plain values and a session.
+ */
+import bcrypt from 'bcryptjs';
+import type { Database } from '../../../platform/database.js';
+import type { ClientStore, OAuthClient } from '../../oauth-clients/client-store.js';
+import type { PendingAuthorization } from '../../schema.js';
+import { findUserByLogin } from '../../users/queries.js';
+import { InvalidRequest, InvalidScope, OAuthError, UnauthorizedClient } from '../errors.js';
+import { clientScope, parseScope } from '../grants/shared.js';
+import { insertCode } from './codes.js';
+import { AccessDenied, AuthorizationPageError, AuthorizationRedirect, redirectTo, UnsupportedResponseType } from './errors.js';
+import type { FailedAttemptLimiter } from '../limiter.js';
+import { isPkceValue } from './pkce.js';
+
+export interface AuthorizationQuery {
+  client_id?: string;
+  response_type?: string;
+  redirect_uri?: string;
+  state?: string;
+  scope?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+}
+
+/** What the consent page shows. */
+export interface ConsentView {
+  clientId: string;
+  scope: string[];
+}
+
+export type NextStep = { redirect: string } | { consent: ConsentView };
+
+/** bcrypt of a random string: compared against when the user does not exist (alike timing). */
+const DUMMY_HASH = '$2b$10$O7wEFT30rQqPJHoQ64eCrO2R1nLGilJtP2IqAgpO7bf0ewJr7e5Ga';
+
+/** A registered redirect URI may not carry a fragment (RFC 6749 §3.1.2); custom schemes are fine. */
+const usableRedirectUri = (uri: string) => URL.canParse(uri) && !uri.includes('#');
+
+function autoApproved(client: OAuthClient, scope: readonly string[]): boolean {
+  if (client.autoApprove.includes('true')) return true;
+  return scope.every((s) => client.autoApprove.includes(s));
+}
+
+export interface AuthorizeService {
+  /**
+   * The validated request. Throws `AuthorizationPageError` for an unknown client or a redirect URI
+   * that is not registered, `AuthorizationRedirect` for every other error.
+   */
+  validateRequest(query: AuthorizationQuery): Promise<PendingAuthorization>;
+  /**
+   * The user's login when the password is right and the account activated, else undefined.
+   * Failures count in the token endpoint's limiter under the same (username, IP) key as the
+   * password grant; throws `TooManyFailedAttempts` while that key is blocked.
+   */
+  signIn(username: string, password: string, ip: string): Promise<string | undefined>;
+  /** After sign-in: the redirect with a code when the scopes are auto-approved, else the consent page. */
+  afterSignIn(request: PendingAuthorization, login: string): Promise<NextStep>;
+  /** The user's answer on the consent page: the redirect with a code, or with `access_denied`. */
+  decide(request: PendingAuthorization, login: string, approved: boolean): Promise<string>;
+}
+
+export function createAuthorizeService(deps: {
+  db: Database; clients: ClientStore; now: () => number; limiter?: FailedAttemptLimiter | undefined;
+}): AuthorizeService {
+  async function issueRedirect(request: PendingAuthorization, login: string): Promise<string> {
+    const code = await insertCode(deps.db, request, login, new Date(deps.now()));
+    return redirectTo(request.redirectUri, { code, state: request.state });
+  }
+
+  return {
+    async validateRequest(query) {
+      const client = query.client_id ? await deps.clients.get(query.client_id) : undefined;
+      if (!client) throw new AuthorizationPageError(400, 'Unknown client: the application that sent you here is not registered.');
+      let redirectUri = query.redirect_uri;
+      if (redirectUri === undefined) {
+        // RFC 6749 §3.1.2.3: may be omitted when exactly one is registered.
+        if (client.redirectUris.length !== 1) throw new AuthorizationPageError(400, 'The request names no redirect URI.');
+        redirectUri = client.redirectUris[0]!;
+      } else if (!client.redirectUris.includes(redirectUri)) {
+        throw new AuthorizationPageError(400, 'The redirect URI is not registered for this application.');
+      }
+      if (!usableRedirectUri(redirectUri)) throw new AuthorizationPageError(400, 'The registered redirect URI is not a valid URI.');
+
+      const state = query.state ?? null;
+      const fail = (error: OAuthError): never => { throw new AuthorizationRedirect(redirectUri, state, error); };
+      if (!query.response_type) fail(new InvalidRequest('Missing response_type'));
+      if (query.response_type !== 'code') fail(new UnsupportedResponseType('Only response_type=code is supported'));
+      if (!client.authorizedGrantTypes.includes('authorization_code')) fail(new UnauthorizedClient('The client may not use the authorization code grant'));
+      let scope: string[] = [];
+      try {
+        scope = clientScope(client, parseScope(query.scope));
+      } catch (err) {
+        if (err instanceof InvalidScope) fail(err);
+        throw err;
+      }
+      let codeChallenge: string | null = null;
+      let codeChallengeMethod: 'S256' | null = null;
+      if (query.code_challenge !== undefined) {
+        if (!isPkceValue(query.code_challenge)) fail(new InvalidRequest('Invalid code_challenge'));
+        // Issue deviation: `plain` is refused (RFC 7636 §4.2 lets servers require S256).
+        if ((query.code_challenge_method ?? 'plain') !== 'S256') fail(new InvalidRequest('code_challenge_method must be S256'));
+        codeChallenge = query.code_challenge;
+        codeChallengeMethod = 'S256';
+      } else if (query.code_challenge_method !== undefined) {
+        fail(new InvalidRequest('code_challenge_method without code_challenge'));
+      }
+      return {
+        clientId: client.clientId, redirectUri, redirectUriGiven: query.redirect_uri !== undefined, state, scope,
+        codeChallenge, codeChallengeMethod,
+      };
+    },
+
+    async signIn(username, password, ip) {
+      const login = username.toLowerCase();
+      deps.limiter?.check(login, ip);
+      const user = login ? await findUserByLogin(deps.db, login) : undefined;
+      const ok = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
+      if (!user || !user.passwordHash || !ok) {
+        deps.limiter?.recordFailure(login, ip);
+        return undefined;
+      }
+      // Not a failed authentication (the password was right), so not counted.
+      if (!user.activated) return undefined;
+      return user.login;
+    },
+
+    async afterSignIn(request, login) {
+      const client = await deps.clients.get(request.clientId);
+      if (!client) throw new AuthorizationPageError(400, 'Unknown client: the application that sent you here is not registered.');
+      if (autoApproved(client, request.scope)) return { redirect: await issueRedirect(request, login) };
+      return { consent: { clientId: client.clientId, scope: request.scope } };
+    },
+
+    async decide(request, login, approved) {
+      if (!approved) return new AuthorizationRedirect(request.redirectUri, request.state, new AccessDenied('The user denied access')).location;
+      return issueRedirect(request, login);
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Server-side sessions of the sign-in and consent pages (issue 9 item 12). The cookie carries a
+ * random session id (signed by the route layer); the row, keyed by the id's SHA-256, holds the
+ * CSRF token, the signed-in user and the authorization request being answered. Signing in
+ * replaces the id and the CSRF token (no session fixation). Sessions expire `ttlSeconds` after
+ * their last change; expired rows are swept when a session is created.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Database } from '../../platform/database.js';
+import type { PendingAuthorization } from '../schema.js';
+import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession, updateSession } from './queries.js';
+
+export const SESSION_TTL_SECONDS = 3600;
+
+export interface Session {
+  /** The id the cookie carries (never stored). */
+  id: string;
+  csrfToken: string;
+  userLogin: string | null;
+  authenticatedAt: Date | null;
+  pending: PendingAuthorization | null;
+}
+
+const hashId = (id: string) => createHash('sha256').update(id).digest('base64url');
+const randomToken = () => randomBytes(32).toString('base64url');
+
+export interface SessionStore {
+  load(id: string | undefined): Promise<Session | undefined>;
+  create(pending: PendingAuthorization | null): Promise<Session>;
+  /** Saves the session's user and pending request and extends its life. */
+  save(session: Session): Promise<void>;
+  /** The same session under a new id and CSRF token (after sign-in); the old id stops working. */
+  renew(session: Session): Promise<Session>;
+  /** Whether `presented` is the session's CSRF token (constant time). */
+  csrfMatches(session: Session, presented: string | undefined): boolean;
+}
+
+export function createSessionStore(deps: { db: Database; now: () => number; ttlSeconds?: number }): SessionStore {
+  const ttlMs = (deps.ttlSeconds ?? SESSION_TTL_SECONDS) * 1000;
+  const expiry = () => new Date(deps.now() + ttlMs);
+
+  async function create(pending: PendingAuthorization | null): Promise<Session> {
+    await deleteExpiredSessions(deps.db, new Date(deps.now()));
+    const session: Session = { id: randomToken(), csrfToken: randomToken(), userLogin: null, authenticatedAt: null, pending };
+    await insertSession(deps.db, { id: hashId(session.id), csrfToken: session.csrfToken, pending, expiresAt: expiry() });
+    return session;
+  }
+
+  return {
+    async load(id) {
+      if (!id) return undefined;
+      const row = await findLiveSession(deps.db, hashId(id), new Date(deps.now()));
+      if (!row) return undefined;
+      return { id, csrfToken: row.csrfToken, userLogin: row.userLogin, authenticatedAt: row.authenticatedAt, pending: row.pending };
+    },
+    create,
+    async save(session) {
+      await updateSession(deps.db, hashId(session.id), {
+        userLogin: session.userLogin, authenticatedAt: session.authenticatedAt, pending: session.pending, expiresAt: expiry(),
+      });
+    },
+    async renew(session) {
+      await deleteSession(deps.db, hashId(session.id));
+      const renewed: Session = { ...session, id: randomToken(), csrfToken: randomToken() };
+      await insertSession(deps.db, {
+        id: hashId(renewed.id), csrfToken: renewed.csrfToken, userLogin: renewed.userLogin,
+        authenticatedAt: renewed.authenticatedAt, pending: renewed.pending, expiresAt: expiry(),
+      });
+      return renewed;
+    },
+    csrfMatches(session, presented) {
+      if (typeof presented !== 'string') return false;
+      const a = Buffer.from(session.csrfToken);
+      const b = Buffer.from(presented);
+      return a.length === b.length && timingSafeEqual(a, b);
+    },
+  };
+}
