@@ -2,81 +2,21 @@
  * Start-up, shutdown and configuration errors of the real process: spawns `node dist/main.js`
  * (built by `npm run build`, which `pretest` runs) with a clean environment per case.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  BANNER, built, killServices, spawnService, started, TEST_KEYSTORE as KEYSTORE, waitFor, type ServiceProcess,
+} from '../helpers/service-process.js';
 
-const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
-const built = existsSync(MAIN);
 const onPostgres = process.env.TEST_DB === 'postgres';
-const KEYSTORE = fileURLToPath(new URL('../fixtures/keystores/keytool-ec.p12', import.meta.url));
 
-const BANNER = /^RADAR platform (\S+) \((dev|prod), (PGlite|PostgreSQL)\) listening on (http:\/\/\S+) · app server \S+ · management \S+ · API docs \S+\/swagger-ui\/ · health \S+\/actuator\/health · started in \d+\.\d s$/m;
-
-interface Proc {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const running: Proc[] = [];
-
-/** Starts dist/main.js with only `env` (plus PATH) in its environment. */
-function start(env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => { out += chunk.toString('utf8'); });
-  child.stderr!.on('data', (chunk: Buffer) => { err += chunk.toString('utf8'); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal }));
-  });
-  const proc = { child, stdout: () => out, stderr: () => err, exited };
-  running.push(proc);
-  return proc;
-}
-
-afterEach(async () => {
-  for (const proc of running.splice(0)) {
-    if (proc.child.exitCode === null && proc.child.signalCode === null) {
-      proc.child.kill('SIGKILL');
-      await proc.exited;
-    }
-  }
-});
-
-/** Polls `probe` every 50 ms until it returns a value, or fails after `seconds`. */
-async function waitFor<T>(what: string, seconds: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-/** Waits for the start-up banner (or an early exit) and returns the base URL. */
-async function started(proc: Proc, seconds = 60): Promise<string> {
-  let exited = false;
-  void proc.exited.then(() => { exited = true; });
-  const banner = await waitFor('the start-up banner', seconds, () => {
-    if (exited) throw new Error(`exited before start-up.\nstderr: ${proc.stderr()}\nstdout: ${proc.stdout()}`);
-    return BANNER.exec(proc.stdout()) ?? undefined;
-  });
-  return banner[4]!;
-}
+afterEach(killServices);
 
 /** Exit code, failing the test when the process is still running after `seconds`. */
-async function exitCode(proc: Proc, seconds: number): Promise<number | null> {
+async function exitCode(proc: ServiceProcess, seconds: number): Promise<number | null> {
   const result = await Promise.race([proc.exited, sleep(seconds * 1000, undefined)]);
   if (!result) throw new Error(`still running after ${seconds} s.\nstderr: ${proc.stderr()}`);
   return result.code;
@@ -99,7 +39,7 @@ function send(url: string, init: { method?: string; headers?: Record<string, str
 describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/main.js is missing (run `npm run build`)', () => {
   describe.runIf(!onPostgres)('dev profile', () => {
     it('prints the banner, is healthy, and on SIGTERM finishes the request in flight and exits 0', async () => {
-      const proc = start({ PROFILE: 'dev', LOG_LEVEL: 'info' });
+      const proc = spawnService({ PROFILE: 'dev', LOG_LEVEL: 'info' });
       const base = await started(proc);
       expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(BANNER.exec(proc.stdout())!.slice(1, 4)).toEqual([expect.any(String), 'dev', 'PGlite']);
@@ -148,7 +88,7 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
 
   describe.runIf(!onPostgres)('configuration errors stop the start and name the variable', () => {
     it('prod without DATABASE_URL', async () => {
-      const proc = start({ PROFILE: 'prod', RADAR_ADMIN_PASSWORD: 'secret1' });
+      const proc = spawnService({ PROFILE: 'prod', RADAR_ADMIN_PASSWORD: 'secret1' });
       expect(await exitCode(proc, 20)).not.toBe(0);
       expect(proc.stderr()).toMatch(/^\s*DATABASE_URL: required in the prod profile/m);
       expect(proc.stdout()).not.toMatch(BANNER);
@@ -156,8 +96,8 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
 
     it('a wrong keystore password or a missing keystore (prod), before the database is touched', async () => {
       const base = { PROFILE: 'prod', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x', RADAR_ADMIN_PASSWORD: 'secret1', BOOT_WAIT_SECONDS: '30' };
-      const wrong = start({ ...base, MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD: 'wrong' });
-      const missing = start({ ...base, MANAGEMENTPORTAL_OAUTH_KEY_STORE: '/nonexistent/keystore.p12' });
+      const wrong = spawnService({ ...base, MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD: 'wrong' });
+      const missing = spawnService({ ...base, MANAGEMENTPORTAL_OAUTH_KEY_STORE: '/nonexistent/keystore.p12' });
       expect(await exitCode(wrong, 20)).toBe(1);
       expect(wrong.stderr()).toMatch(/MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD: wrong password for keystore/);
       expect(await exitCode(missing, 20)).toBe(1);
@@ -165,13 +105,13 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
     }, 30_000);
 
     it('a PORT that is not a number', async () => {
-      const proc = start({ PROFILE: 'dev', PORT: 'abc' });
+      const proc = spawnService({ PROFILE: 'dev', PORT: 'abc' });
       expect(await exitCode(proc, 20)).not.toBe(0);
       expect(proc.stderr()).toMatch(/^\s*PORT: must be an integer, got "abc"/m);
     }, 30_000);
 
     it('prod without RADAR_ADMIN_PASSWORD', async () => {
-      const proc = start({ PROFILE: 'prod', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' });
+      const proc = spawnService({ PROFILE: 'prod', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' });
       expect(await exitCode(proc, 20)).not.toBe(0);
       expect(proc.stderr()).toMatch(/^\s*RADAR_ADMIN_PASSWORD: required in the prod profile/m);
       expect(proc.stderr()).not.toContain('DATABASE_URL');
@@ -179,7 +119,7 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
 
     it('an unreachable database fails after BOOT_WAIT_SECONDS', async () => {
       const begun = Date.now();
-      const proc = start({
+      const proc = spawnService({
         PROFILE: 'prod', DATABASE_URL: 'postgres://postgres:pw-not-shown@127.0.0.1:1/x', BOOT_WAIT_SECONDS: '1', RADAR_ADMIN_PASSWORD: 'secret1',
         MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE,
       });
@@ -204,7 +144,7 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
           PROFILE: 'prod', DATABASE_URL: url.toString(), RADAR_ADMIN_PASSWORD: 'secret1', LOG_LEVEL: 'info', FCMSERVER_FCMSENDER: 'disabled',
           MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin-secret1',
         };
-        const procs = [start(env), start(env)];
+        const procs = [spawnService(env), spawnService(env)];
         const bases = await Promise.all(procs.map((proc) => started(proc)));
         for (const [i, base] of bases.entries()) {
           expect(BANNER.exec(procs[i]!.stdout())!.slice(2, 4)).toEqual(['prod', 'PostgreSQL']);
@@ -225,8 +165,7 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
         for (const proc of procs) proc.child.kill('SIGTERM');
         for (const proc of procs) expect(await exitCode(proc, 10)).toBe(0);
       } finally {
-        for (const proc of running) if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
-        await Promise.all(running.map((proc) => proc.exited));
+        await killServices();
         await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
         await admin.end();
       }

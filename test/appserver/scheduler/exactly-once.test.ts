@@ -3,64 +3,21 @@
  * PostgreSQL with the built service (`node dist/main.js`, prod profile, a fresh database) and an
  * FCM stub in this process. Runs only in the postgres project (SKIP LOCKED needs real sessions).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
 import { startFcmStub, type FcmStub } from '../../helpers/fcm-stub.js';
+import { built, killServices, spawnService, started, TEST_KEYSTORE, waitFor } from '../../helpers/service-process.js';
 
-const MAIN = fileURLToPath(new URL('../../../dist/main.js', import.meta.url));
-const KEYSTORE = fileURLToPath(new URL('../../fixtures/keystores/keytool-ec.p12', import.meta.url));
 const onPostgres = process.env.TEST_DB === 'postgres';
 
-interface Proc { child: ChildProcess; port: () => number | undefined; stderr: () => string; exited: Promise<unknown> }
-const running: Proc[] = [];
-
-function startService(env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', PROFILE: 'prod', LOG_LEVEL: 'warn',
-      RADAR_ADMIN_PASSWORD: 'secret1',
-      // The management domain's prod requirements (a keystore and an admin password).
-      MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin-secret-1',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (c: Buffer) => { out += c.toString('utf8'); });
-  child.stderr!.on('data', (c: Buffer) => { err += c.toString('utf8'); });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  const proc = {
-    child,
-    port: () => { const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out); return m ? Number(m[1]) : undefined; },
-    stderr: () => err,
-    exited,
-  };
-  running.push(proc);
-  return proc;
-}
-
-async function until<T>(what: string, seconds: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${seconds} s waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-async function started(proc: Proc) {
-  return until('the service to listen', 60, () => {
-    if (proc.child.exitCode !== null) throw new Error(`service exited: ${proc.stderr()}`);
-    return proc.port();
-  });
-}
+/** The prod profile with the management domain's requirements (a keystore and an admin password). */
+const startService = (env: Record<string, string>) => spawnService({
+  PROFILE: 'prod', LOG_LEVEL: 'warn', RADAR_ADMIN_PASSWORD: 'secret1',
+  MANAGEMENTPORTAL_OAUTH_KEY_STORE: TEST_KEYSTORE, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin-secret-1',
+  ...env,
+});
+const until = waitFor;
 
 /** Inserts `count` due notifications over 100 users; notification i carries data {n: i}. */
 async function insertDue(sql: Sql, count: number) {
@@ -85,7 +42,7 @@ function receipts(stub: FcmStub): Map<string, number> {
   return seen;
 }
 
-describe.runIf(onPostgres && existsSync(MAIN))('scheduler on PostgreSQL with several processes', () => {
+describe.runIf(onPostgres && built)('scheduler on PostgreSQL with several processes', () => {
   let stub: FcmStub;
   let sql: Sql;
   let admin: Sql;
@@ -98,10 +55,7 @@ describe.runIf(onPostgres && existsSync(MAIN))('scheduler on PostgreSQL with sev
     admin = postgres(process.env.TEST_DATABASE_URL!, { max: 1, onnotice: () => {} });
   });
   afterEach(async () => {
-    for (const proc of running.splice(0)) {
-      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
-      await proc.exited;
-    }
+    await killServices();
     await sql?.end();
     await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     stub.received.length = 0;
@@ -126,7 +80,7 @@ describe.runIf(onPostgres && existsSync(MAIN))('scheduler on PostgreSQL with sev
     await freshDatabase();
     const env = { DATABASE_URL: url, FCM_EMULATOR_HOST: stub.host, SCHEDULER_TICK_MS: '100', DATABASE_POOL_SIZE: '4' };
     const procs = [startService(env), startService(env), startService(env)];
-    const ports = await Promise.all(procs.map(started));
+    const bases = await Promise.all(procs.map((proc) => started(proc)));
     await insertDue(sql, 10_000);
     await until('10,000 EXECUTED', 50, async () => ((await executedCount(sql)) === 10_000 ? true : undefined));
 
@@ -138,8 +92,8 @@ describe.runIf(onPostgres && existsSync(MAIN))('scheduler on PostgreSQL with sev
     expect(events.map((e) => [e.state, e.n])).toEqual([['EXECUTED', 10_000]]);
 
     // Each process's own count (its Prometheus counter) adds up to 10,000.
-    const sent = await Promise.all(ports.map(async (port) => {
-      const res = await fetch(`http://127.0.0.1:${port}/actuator/prometheus`, { headers: { authorization: `Basic ${Buffer.from('radar:secret1').toString('base64')}` } });
+    const sent = await Promise.all(bases.map(async (base) => {
+      const res = await fetch(`${base}/actuator/prometheus`, { headers: { authorization: `Basic ${Buffer.from('radar:secret1').toString('base64')}` } });
       const m = /^appserver_messages_sent_total\{kind="notification"\} (\d+)$/m.exec(await res.text());
       return m ? Number(m[1]) : 0;
     }));
