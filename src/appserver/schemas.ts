@@ -12,17 +12,7 @@ export const InstantIn = Type.Unsafe<string | number>({
 export const InstantOut = Type.Unsafe<number>({ type: 'number', description: 'Epoch seconds', examples: [1908977158.054] });
 export const NullableInstantOut = Type.Unsafe<number | null>({ type: ['number', 'null'], description: 'Epoch seconds', examples: [1908977158.054] });
 
-/**
- * `T | null`. Simple types become a type array (`['string', 'null']`) rather than an anyOf: in an
- * anyOf, AJV's type coercion turns null into "" or 0 in the first branch.
- */
-export function nullable<T extends TSchema>(schema: T) {
-  const { type } = schema as { type?: unknown };
-  if (typeof type === 'string' || Array.isArray(type)) {
-    return Type.Unsafe<Static<T> | null>({ ...schema, type: [...[type].flat(), 'null'] });
-  }
-  return Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }] });
-}
+export { nullable } from '../platform/schemas.js';
 
 export const StringMap = Type.Record(Type.String(), Type.String(), { maxProperties: 100 });
 

@@ -1,9 +1,10 @@
 /** DTOs of `/api/oauth-clients` (the reference's `ClientDetailsDTO`, managementportal.md §2.10). */
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TNumberOptions, type TStringOptions } from 'typebox';
 
-// `T | null` as a type array: in an anyOf, AJV's type coercion would turn null into "" or 0.
-const nullableString = (opts: object) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...opts });
-const nullableInteger = (opts: object) => Type.Unsafe<number | null>({ type: ['integer', 'null'], ...opts });
+import { nullable } from '../../platform/schemas.js';
+
+const nullableString = (opts: TStringOptions) => nullable(Type.String(opts));
+const nullableInteger = (opts: TNumberOptions) => nullable(Type.Integer(opts));
 
 /** `Constants.ENTITY_ID_REGEX` of the reference. */
 const ENTITY_ID = "^[_'.@A-Za-z0-9- ]*$";
