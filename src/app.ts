@@ -56,6 +56,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     frontendRefreshTokenValiditySeconds: config.managementportalFrontendRefreshTokenValiditySeconds,
     commonAdminPassword: config.managementportalCommonAdminPassword,
     refreshReuseGraceSeconds: config.managementportalOauthRefreshReuseGraceSeconds,
+    persistentMetaTokenTimeoutSeconds: config.managementportalOauthPersistentMetaTokenTimeout,
+    hiddenSubjectFields: config.managementportalSiteSettingsHiddenSubjectFields,
   };
   // Before the database: a bad keystore stops the start before anything is migrated.
   const managementKeys = await loadManagementKeys(management, app.log.child({ component: 'management' }));

@@ -50,6 +50,18 @@ function list<const O extends Opts<readonly string[]>>(doc: string, opts: O): Un
   return make<readonly string[], O>(doc, opts, (raw) => raw.split(',').map((item) => item.trim()).filter(Boolean));
 }
 
+/** An ISO-8601 duration (`PT1H`, `P31D`, `P1DT12H30M`), in whole seconds. */
+function duration<const O extends Opts<number>>(doc: string, opts: O): Unnamed<number, O> {
+  return make(doc, opts, (raw) => {
+    const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/i.exec(raw.trim());
+    if (!m || raw.trim().toUpperCase() === 'P' || /T$/i.test(raw.trim())) throw new InvalidValue(`must be an ISO-8601 duration such as PT1H or P31D, got "${raw}"`);
+    const [d, h, min, sec] = m.slice(1).map((v) => Number(v ?? 0)) as [number, number, number, number];
+    const seconds = ((d * 24 + h) * 60 + min) * 60 + sec;
+    if (seconds < 1) throw new InvalidValue(`must be at least one second, got "${raw}"`);
+    return seconds;
+  });
+}
+
 function int<const O extends Opts<number> & { min?: number; max?: number }>(doc: string, opts: O): Unnamed<number, O> {
   const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = opts;
   return make(doc, opts, (raw) => {
@@ -145,6 +157,9 @@ export const settings = {
   managementportalOauthIssuer: withEnv('MANAGEMENTPORTAL_OAUTH_ISSUER', str('`iss` of the tokens and `issuer` of the RFC 8414 metadata; set the portal\'s URL for strict RFC 8414/9068 clients', { default: 'ManagementPortal' })),
   managementportalOauthClientsFile: withEnv('MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE', str('OAuth clients file (`;`-separated, reference format), loaded at every start; dev default `config/oauth_client_details.csv`, prod default `/mp-includes/config/oauth_client_details.csv` when present', { spring: 'managementportal.oauth.clientsFile' })),
   managementportalOauthRefreshReuseGraceSeconds: withEnv('MANAGEMENTPORTAL_OAUTH_REFRESH_REUSE_GRACE_SECONDS', int('Seconds in which a used refresh token may be presented again (0: every refresh token is valid once)', { default: 0, min: 0, max: 86400 })),
+  managementportalOauthMetaTokenTimeout: withEnv('MANAGEMENTPORTAL_OAUTH_META_TOKEN_TIMEOUT', duration('Lifetime of a pairing meta-token (ISO-8601 duration, stored in seconds)', { default: 3600, spring: 'managementportal.oauth.metaTokenTimeout' })),
+  managementportalOauthPersistentMetaTokenTimeout: withEnv('MANAGEMENTPORTAL_OAUTH_PERSISTENT_META_TOKEN_TIMEOUT', duration('Lifetime of a persistent pairing meta-token (ISO-8601 duration, stored in seconds); also the projects\' `persistentTokenTimeout`', { default: 31 * 86400, spring: 'managementportal.oauth.persistentMetaTokenTimeout' })),
+  managementportalSiteSettingsHiddenSubjectFields: withEnv('MANAGEMENTPORTAL_SITE_SETTINGS_HIDDEN_SUBJECT_FIELDS', list('Subject fields the admin UI hides (`person_name`, `date_of_birth`, `group`), served by `/api/sitesettings`', { default: [], spring: 'managementportal.siteSettings.hiddenSubjectFields' })),
   managementportalOauthFailedAttemptsPerMinute: withEnv('MANAGEMENTPORTAL_OAUTH_FAILED_ATTEMPTS_PER_MINUTE', int('Failed client or user authentications per name and client IP in a minute after which further attempts get 429 until the minute ends (counted per instance)', { default: 20, min: 1, max: 1_000_000, spring: 'managementportal.oauth.failedAttemptsPerMinute' })),
   managementportalFrontendAccessTokenValiditySeconds: withEnv('MANAGEMENTPORTAL_FRONTEND_ACCESS_TOKEN_VALIDITY_SECONDS', int('Access-token lifetime of the admin UI client `ManagementPortalapp`', { default: 14400, min: 60, max: 31_536_000, spring: 'managementportal.frontend.accessTokenValiditySeconds' })),
   managementportalFrontendRefreshTokenValiditySeconds: withEnv('MANAGEMENTPORTAL_FRONTEND_REFRESH_TOKEN_VALIDITY_SECONDS', int('Refresh-token lifetime of the admin UI client `ManagementPortalapp`', { default: 259200, min: 60, max: 31_536_000, spring: 'managementportal.frontend.refreshTokenValiditySeconds' })),

@@ -9,6 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorFormat } from '../platform/errors.js';
 import { isUniqueViolation } from '../platform/database.js';
+import { ValidationFailed } from './http/validation.js';
 
 /** `yyyy-MM-dd HH:mm:ss` in UTC, the reference's `params.timestamp`. */
 const timestamp = (d = new Date()) => d.toISOString().slice(0, 19).replace('T', ' ');
@@ -64,6 +65,9 @@ export const managementErrorFormat: ErrorFormat = {
         .header('x-managementportalapp-error', error.errorCode)
         .header('x-managementportalapp-params', error.entityName)
         .send({ message: error.message, entityName: error.entityName, errorCode: error.errorCode, params: { timestamp: timestamp(), ...error.params } });
+    }
+    if (error instanceof ValidationFailed) {
+      return reply.code(400).send({ message: 'error.validation', description: error.message, fieldErrors: error.fieldErrors });
     }
     if (isUniqueViolation(error)) {
       return reply.code(409).send({ message: 'error.concurrencyFailure', description: 'The entity already exists', fieldErrors: null });

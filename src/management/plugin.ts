@@ -1,5 +1,6 @@
 /**
- * The management domain (replaces ManagementPortal): the OAuth 2.0 authorization server for now.
+ * The management domain (replaces ManagementPortal): the OAuth 2.0 authorization server and the
+ * study-management API.
  * Not wrapped in fastify-plugin, so its hooks, parsers and handlers stay inside its scope.
  *
  * Start-up: the keys are read by `loadManagementKeys` before the database opens; the plugin then
@@ -23,6 +24,7 @@ import { oauthRoutes } from './oauth/routes.js';
 import { createFailedAttemptLimiter } from './oauth/limiter.js';
 import { createBearerAuth } from './security/bearer-auth.js';
 import { oauthClientRoutes } from './oauth-clients/routes.js';
+import { managementApi } from './api.js';
 import { createOAuthClientService } from './oauth-clients/service.js';
 import { authorizeRoutes } from './oauth/authorize/routes.js';
 import { createAuthorizeService } from './oauth/authorize/service.js';
@@ -43,6 +45,10 @@ export interface ManagementConfig {
   frontendRefreshTokenValiditySeconds: number;
   commonAdminPassword: string | undefined;
   refreshReuseGraceSeconds: number;
+  /** `MANAGEMENTPORTAL_OAUTH_PERSISTENT_META_TOKEN_TIMEOUT` in seconds. */
+  persistentMetaTokenTimeoutSeconds: number;
+  /** `MANAGEMENTPORTAL_SITE_SETTINGS_HIDDEN_SUBJECT_FIELDS`. */
+  hiddenSubjectFields: readonly string[];
 }
 
 export const DEFAULT_KEY_STORE = 'config/keystore.p12';
@@ -111,13 +117,19 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     introspection: { db, clients, limiter, keys, now },
   });
 
-  // The management API: every route below authenticates its bearer token first.
+  // The management API: every route but the public ones authenticates its principal first.
   const bearer = createBearerAuth({ db, keys, now });
   app.decorateRequest('mpAuth', null);
-  await app.register(async (api) => {
-    api.addHook('onRequest', bearer.authenticate);
-    await api.register(oauthClientRoutes, { oauthClients: createOAuthClientService({ db, clients }) });
-  }, { prefix: '/api' });
+  const oauthClients = createOAuthClientService({ db, clients });
+  await app.register(managementApi, {
+    bearer,
+    deps: {
+      db, audit, now, profile: config.profile,
+      persistentTokenTimeoutMs: config.persistentMetaTokenTimeoutSeconds * 1000,
+      hiddenSubjectFields: config.hiddenSubjectFields,
+    },
+    extra: async (api) => api.register(oauthClientRoutes, { oauthClients }),
+  });
   await app.register(authorizeRoutes, {
     // The token endpoint's limiter: sign-in failures share its (username, IP) counters.
     authorize: createAuthorizeService({ db, clients, now, limiter }),

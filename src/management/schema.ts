@@ -1,8 +1,8 @@
 /**
  * The management domain's tables (ManagementPortal's data model, managementportal.md §7), in
  * `pgSchema('management')`. This slice creates what the OAuth server needs: users, authorities,
- * roles, organizations, projects, subjects, source types and sources (the study-management issue
- * extends them), OAuth clients, refresh-token rotation state and audit events.
+ * roles, organizations, projects, groups, subjects, source types and their data, sources, entity
+ * revisions, OAuth clients, refresh-token rotation state and audit events.
  *
  * Deliberate differences from the reference's Liquibase schema: `bigserial` ids instead of one
  * `hibernate_sequence`; every instant is `timestamptz`; the audit event's data is one `jsonb`
@@ -71,8 +71,17 @@ export const projects = management.table('projects', {
   startDate: timestamptz('start_date'),
   endDate: timestamptz('end_date'),
   projectStatus: text('project_status').$type<ProjectStatus>(),
+  /** The reference's `project_metadata` map (`Privacy-policy-url`, `Human-readable-project-name`, …). */
+  attributes: jsonb('attributes').$type<Record<string, string>>().notNull().default({}),
   ...audited(),
 }, (t) => [uniqueIndex('projects_project_name_key').on(t.projectName)]);
+
+/** Groups of subjects within a project (the reference's `radar_group`). */
+export const groups = management.table('groups', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  projectId: bigint('project_id', { mode: 'number' }).notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+}, (t) => [uniqueIndex('groups_project_name_key').on(t.projectId, t.name)]);
 
 /**
  * One row per (authority, project | organization | global); users share it through `role_users`.
@@ -112,10 +121,14 @@ export const subjects = management.table('subjects', {
   enrollmentDate: timestamptz('enrollment_date'),
   personName: text('person_name'),
   attributes: jsonb('attributes').$type<Record<string, string>>().notNull().default({}),
+  groupId: bigint('group_id', { mode: 'number' }).references(() => groups.id, { onDelete: 'set null' }),
   ...audited(),
 }, (t) => [
   uniqueIndex('subjects_user_id_key').on(t.userId),
   index('subjects_external_id_idx').on(t.externalId),
+  index('subjects_group_id_idx').on(t.groupId),
+  index('subjects_enrollment_date_idx').on(t.enrollmentDate),
+  index('subjects_date_of_birth_idx').on(t.dateOfBirth),
 ]);
 
 export const sourceTypes = management.table('source_types', {
@@ -131,6 +144,36 @@ export const sourceTypes = management.table('source_types', {
   appProvider: text('app_provider'),
   ...audited(),
 }, (t) => [uniqueIndex('source_types_producer_model_version_key').on(t.producer, t.model, t.catalogVersion)]);
+
+/** The topics a source type produces (the reference's `source_data`); deleted with their type. */
+export const sourceData = management.table('source_data', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  sourceDataType: text('source_data_type').notNull(),
+  sourceDataName: text('source_data_name').notNull(),
+  frequency: text('frequency'),
+  unit: text('unit'),
+  processingState: text('processing_state'),
+  dataClass: text('data_class'),
+  keySchema: text('key_schema'),
+  valueSchema: text('value_schema'),
+  topic: text('topic'),
+  provider: text('provider'),
+  enabled: boolean('enabled').notNull().default(true),
+  sourceTypeId: bigint('source_type_id', { mode: 'number' }).references(() => sourceTypes.id, { onDelete: 'cascade' }),
+  ...audited(),
+}, (t) => [
+  uniqueIndex('source_data_name_key').on(t.sourceDataName),
+  index('source_data_source_type_id_idx').on(t.sourceTypeId),
+]);
+
+/** Which source types a project uses (the reference's `project_source_type`). */
+export const projectSourceTypes = management.table('project_source_types', {
+  projectId: bigint('project_id', { mode: 'number' }).notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  sourceTypeId: bigint('source_type_id', { mode: 'number' }).notNull().references(() => sourceTypes.id, { onDelete: 'cascade' }),
+}, (t) => [
+  primaryKey({ name: 'project_source_types_pkey', columns: [t.projectId, t.sourceTypeId] }),
+  index('project_source_types_source_type_id_idx').on(t.sourceTypeId),
+]);
 
 export const sources = management.table('sources', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
@@ -149,6 +192,40 @@ export const sources = management.table('sources', {
   uniqueIndex('sources_source_id_key').on(t.sourceId),
   uniqueIndex('sources_source_name_key').on(t.sourceName),
   index('sources_subject_id_idx').on(t.subjectId),
+  index('sources_project_id_idx').on(t.projectId),
+]);
+
+export const REVISION_TYPES = ['ADD', 'MOD', 'DEL'] as const;
+export type RevisionType = (typeof REVISION_TYPES)[number];
+
+/**
+ * Entity history (the reference's Envers `_revisions_info` + `<table>_aud`): one revision per
+ * changing request, with author and time.
+ */
+export const revisions = management.table('revisions', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  timestamp: timestamptz('timestamp').notNull().defaultNow(),
+  author: text('author').notNull(),
+});
+
+/**
+ * What one revision changed: per entity, the kind of change and the entity's DTO as it was after
+ * the change (before it, for a delete), so the history of deleted entities stays readable.
+ * `entity_key` is the entity's natural key (subject login, project name, …) for look-ups by path.
+ */
+export const revisionChanges = management.table('revision_changes', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  revisionId: bigint('revision_id', { mode: 'number' }).notNull().references(() => revisions.id, { onDelete: 'cascade' }),
+  entityType: text('entity_type').notNull(),
+  entityId: bigint('entity_id', { mode: 'number' }).notNull(),
+  entityKey: text('entity_key'),
+  revisionType: text('revision_type').$type<RevisionType>().notNull(),
+  entity: jsonb('entity').$type<Record<string, unknown>>().notNull(),
+}, (t) => [
+  index('revision_changes_revision_id_idx').on(t.revisionId),
+  index('revision_changes_entity_idx').on(t.entityType, t.entityId, t.revisionId),
+  index('revision_changes_key_idx').on(t.entityType, t.entityKey, t.revisionId),
+  check('revision_changes_type', sql`revision_type in ('ADD', 'MOD', 'DEL')`),
 ]);
 
 /**

@@ -1,8 +1,8 @@
 /**
  * `/api/oauth-clients` (managementportal.md §2.10). Registered inside the API scope, whose hook
- * has authenticated the bearer token. Guards as the reference: listing needs the scope
- * `OAUTHCLIENTS.READ` held by a role (project admins list clients in the pairing dialog); the
- * others are global permissions (SYS_ADMIN or client credentials).
+ * has authenticated the bearer token. Reading (list and one) needs the scope `OAUTHCLIENTS.READ`
+ * held by a role (project admins list clients in the pairing dialog; the reference refused them
+ * one client, §15.6); changes are global permissions (SYS_ADMIN or client credentials).
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -23,7 +23,7 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
 
   app.get('/oauth-clients/:clientId', {
     schema: { tags, summary: 'One OAuth client', params: ClientIdParams, response: { 200: ClientDetailsDto, ...common, 404: RadarErrorVm } },
-    preHandler: requireGlobalPermission('OAUTHCLIENTS.READ'),
+    preHandler: requireScope('OAUTHCLIENTS.READ'),
   }, async (req) => oauthClients.get(req.params.clientId));
 
   app.post('/oauth-clients', {

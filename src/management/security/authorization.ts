@@ -1,49 +1,67 @@
 /**
- * Permission checks on the authenticated principal that need no entity (radar-auth
- * `MPAuthorizationOracle`, managementportal.md §4). Entity-scoped checks (project, subject, source)
- * come with the study-management resources.
+ * Authorization of management API requests on the permission oracle (authz/oracle.ts). Routes
+ * declare what they need: a preHandler for checks that need no entity (`requireScope`,
+ * `requireGlobalPermission`), or `authorize(request, permission, entity)` in the handler once the
+ * entity is loaded. Every refusal is 403 `ErrorVM` `error.accessDenied`.
+ *
+ * Quirk 6 of the reference fixed for reads (managementportal.md §15): the global lists (source
+ * types, source data, OAuth clients) are read with `requireScope`, so organization and project
+ * admins see them; creating, changing or deleting them stays a global permission.
  */
-import type { preHandlerAsyncHookHandler } from 'fastify';
-import { ROLES, mayBeGranted, type Authority } from '../authz/permissions.js';
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { hasPermission, hasScope, referentsOf, type EntityDetails, type Referents } from '../authz/oracle.js';
 import { AccessDenied } from '../errors.js';
 import type { MpAuth } from './bearer-auth.js';
 
-/** radar-auth `hasScope`: the scope is in the token and a client-credentials token or any role may hold it. */
-export function hasScope(auth: MpAuth, scope: string): boolean {
-  if (!auth.scopes.has(scope)) return false;
-  return auth.clientCredentials || mayBeGranted(auth.roles.map((r) => r.authority), scope);
-}
+export { hasScope };
 
-/**
- * radar-auth `hasPermission` without an entity: the scope is in the token, and the token is a
- * client-credentials token or one of the user's roles is global and may hold the scope. Kept from
- * the reference: project and organization roles pass no global check (managementportal.md §15.6).
- */
-export function hasGlobalPermission(auth: MpAuth, scope: string): boolean {
-  if (!auth.scopes.has(scope)) return false;
-  if (auth.clientCredentials) return true;
-  return auth.roles.some((r) => ROLES.get(r.authority as Authority)?.scope === 'GLOBAL' && mayBeGranted([r.authority], scope));
-}
+/** radar-auth `hasPermission` without an entity: only global roles and client credentials pass. */
+export const hasGlobalPermission = (auth: MpAuth, scope: string): boolean => hasPermission(auth, scope, {});
 
-function denied(auth: MpAuth, scope: string): AccessDenied {
+const describe = (entity: EntityDetails) =>
+  `EntityDetails(organization=${entity.organization ?? null}, project=${entity.project ?? null}, subject=${entity.subject ?? null}, user=${entity.user ?? null}, source=${entity.source ?? null})`;
+
+function denied(auth: MpAuth, permission: string, entity?: EntityDetails): AccessDenied {
   const who = auth.userName !== undefined ? `User ${auth.userName}` : `Client ${auth.clientId ?? '?'}`;
-  return new AccessDenied(`${who} with client ${auth.clientId ?? '?'} does not have permission ${scope}`);
+  const [entityName, op] = permission.split('.');
+  const target = entity ? ` to scope ${entityName} of ${describe(entity)}` : '';
+  return new AccessDenied(`${who} with client ${auth.clientId ?? '?'} does not have permission Permission{entity=${entityName}, operation=${op}}${target}`);
 }
 
-const principal = (auth: MpAuth | null): MpAuth => {
-  // The API scope's onRequest hook sets it; a route outside that scope using a guard is a bug.
-  if (!auth) throw new Error('management API route without bearer authentication');
+/** The authenticated principal; the API scope's onRequest hook sets it. */
+export function principal(request: FastifyRequest): MpAuth {
+  const auth = request.mpAuth;
+  // A route outside the API scope using a guard is a bug, not a client error.
+  if (!auth) throw new Error('management API route without authentication');
   return auth;
+}
+
+/** Throws 403 unless the principal has `permission` on `entity` (radar-auth `checkPermission`). */
+export function authorize(request: FastifyRequest, permission: string, entity: EntityDetails): MpAuth {
+  const auth = principal(request);
+  if (!hasPermission(auth, permission, entity)) throw denied(auth, permission, entity);
+  return auth;
+}
+
+/** Throws 403 unless `hasScope` (radar-auth `checkScope`). */
+export function authorizeScope(request: FastifyRequest, permission: string): MpAuth {
+  const auth = principal(request);
+  if (!hasScope(auth, permission)) throw denied(auth, permission);
+  return auth;
+}
+
+/** What a list may show the principal for `permission` (403 when it holds the permission nowhere). */
+export function listReferents(request: FastifyRequest, permission: string): Referents {
+  const auth = authorizeScope(request, permission);
+  return referentsOf(auth, permission);
+}
+
+/** preHandler: 403 unless `hasScope`. */
+export const requireScope = (permission: string): preHandlerAsyncHookHandler => async (request) => {
+  authorizeScope(request, permission);
 };
 
-/** preHandler: 403 `error.accessDenied` unless `hasScope`. */
-export const requireScope = (scope: string): preHandlerAsyncHookHandler => async (request) => {
-  const auth = principal(request.mpAuth);
-  if (!hasScope(auth, scope)) throw denied(auth, scope);
-};
-
-/** preHandler: 403 `error.accessDenied` unless `hasGlobalPermission`. */
-export const requireGlobalPermission = (scope: string): preHandlerAsyncHookHandler => async (request) => {
-  const auth = principal(request.mpAuth);
-  if (!hasGlobalPermission(auth, scope)) throw denied(auth, scope);
+/** preHandler: 403 unless a global role or a client-credentials token holds `permission`. */
+export const requireGlobalPermission = (permission: string): preHandlerAsyncHookHandler => async (request) => {
+  authorize(request, permission, {});
 };

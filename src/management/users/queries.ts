@@ -1,5 +1,6 @@
 /** SQL for user accounts as the token endpoint needs them. */
 import { and, eq, isNull, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../platform/database.js';
 import { authorities, organizations, projects, roles, roleUsers, sources, subjects, users } from '../schema.js';
 
@@ -12,19 +13,27 @@ export async function findUserByLogin(db: Executor, login: string): Promise<User
 
 export interface UserRole {
   authority: string;
+  /** The referent of a project role. */
   projectName: string | null;
+  /** The referent of an organization role. */
   organizationName: string | null;
+  /** The organization of a project role's project (the permission oracle's organization checks). */
+  projectOrganization: string | null;
 }
+
+const projectOrganizations = alias(organizations, 'project_organizations');
 
 export async function rolesOfUser(db: Executor, userId: number): Promise<UserRole[]> {
   return db.select({
     authority: roles.authorityName,
     projectName: projects.projectName,
     organizationName: organizations.name,
+    projectOrganization: projectOrganizations.name,
   }).from(roleUsers)
     .innerJoin(roles, eq(roles.id, roleUsers.roleId))
     .leftJoin(projects, eq(projects.id, roles.projectId))
     .leftJoin(organizations, eq(organizations.id, roles.organizationId))
+    .leftJoin(projectOrganizations, eq(projectOrganizations.id, projects.organizationId))
     .where(eq(roleUsers.userId, userId))
     .orderBy(roles.id);
 }

@@ -1,0 +1,15 @@
+/** What the management API's route plugins get (api.ts registers them). */
+import type { Database } from '../platform/database.js';
+import type { AuditLog } from './audit/audit-log.js';
+
+export interface ManagementApiDeps {
+  db: Database;
+  audit: AuditLog;
+  /** Epoch milliseconds (tests move time). */
+  now: () => number;
+  profile: 'dev' | 'prod';
+  /** `ProjectDTO.persistentTokenTimeout` in ms (the persistent meta-token lifetime). */
+  persistentTokenTimeoutMs: number;
+  /** `/api/sitesettings` `hiddenSubjectFields`. */
+  hiddenSubjectFields: readonly string[];
+}

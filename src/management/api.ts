@@ -1,0 +1,43 @@
+/**
+ * The management resource API (managementportal.md §2) under `/api`, plus `/management/audits`.
+ * Every route here is authenticated first (bearer token or the signed-in session), except the
+ * public ones (`/api/public/projects`, `/api/profile-info`, `/api/sitesettings`).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { ManagementApiDeps } from './api-deps.js';
+import type { BearerAuth } from './security/bearer-auth.js';
+import { organizationsRoutes } from './organizations/routes.js';
+import { projectsRoutes } from './projects/routes.js';
+import { groupsRoutes } from './groups/routes.js';
+import { subjectsRoutes } from './subjects/routes.js';
+import { sourcesRoutes } from './sources/routes.js';
+import { sourceTypesRoutes } from './source-types/routes.js';
+import { sourceDataRoutes } from './source-types/source-data-routes.js';
+import { usersRoutes } from './users/routes.js';
+import { rolesRoutes } from './roles/routes.js';
+import { authoritiesRoutes } from './roles/authority-routes.js';
+import { revisionsRoutes } from './revisions/routes.js';
+import { auditsRoutes } from './audit/routes.js';
+import { publicRoutes } from './public/routes.js';
+
+export interface ManagementApiOptions {
+  deps: ManagementApiDeps;
+  bearer: BearerAuth;
+  /** Routes of other modules that live in the authenticated `/api` scope (e.g. OAuth clients). */
+  extra?: FastifyPluginAsync;
+}
+
+export const managementApi: FastifyPluginAsync<ManagementApiOptions> = async (app, { deps, bearer, extra }) => {
+  await app.register(publicRoutes, { ...deps, prefix: '/api' });
+  await app.register(async (secured) => {
+    secured.addHook('onRequest', bearer.authenticate);
+    await secured.register(async (api) => {
+      if (extra) await api.register(extra);
+      for (const routes of [organizationsRoutes, projectsRoutes, groupsRoutes, subjectsRoutes, sourcesRoutes, sourceTypesRoutes,
+        sourceDataRoutes, usersRoutes, rolesRoutes, authoritiesRoutes, revisionsRoutes]) {
+        await api.register(routes, deps);
+      }
+    }, { prefix: '/api' });
+    await secured.register(auditsRoutes, { ...deps, prefix: '/management' });
+  });
+};
