@@ -31,6 +31,10 @@ export const managementApi: FastifyPluginAsync<ManagementApiOptions> = async (ap
   await app.register(publicRoutes, { ...deps, prefix: '/api' });
   await app.register(async (secured) => {
     secured.addHook('onRequest', bearer.authenticate);
+    // Every route here documents the bearer scheme (the signed-in session works too).
+    secured.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, security: [{ bearer: [] }] };
+    });
     await secured.register(async (api) => {
       if (extra) await api.register(extra);
       for (const routes of [organizationsRoutes, projectsRoutes, groupsRoutes, subjectsRoutes, sourcesRoutes, sourceTypesRoutes,

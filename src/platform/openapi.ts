@@ -23,6 +23,8 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
       components: {
         securitySchemes: {
           adminBasic: { type: 'http', scheme: 'basic' },
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of the management domain\'s /oauth/token (audience res_ManagementPortal)' },
+          clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client id and secret (empty secret for a public client)' },
         },
       },
     },

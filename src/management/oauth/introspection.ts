@@ -99,6 +99,7 @@ export const introspectionRoutes: FastifyPluginAsyncTypebox<IntrospectionDeps> =
       tags, summary: 'Check an access token (reference shape)',
       description: 'Client authentication required. Answers the token\'s claims with `active: true`; 400 `invalid_token` otherwise.',
       body: TokenForm, response: { 200: CheckTokenResponse, ...errors },
+      security: [{ clientBasic: [] }, {}],
     },
     preValidation: async (req) => { req.body ??= {}; },
   }, async (req, reply) => {
@@ -117,6 +118,7 @@ export const introspectionRoutes: FastifyPluginAsyncTypebox<IntrospectionDeps> =
       tags, summary: 'Token introspection (RFC 7662)',
       description: 'Client authentication required. `{"active": false}` for tokens that are invalid, expired, used, revoked or another client\'s refresh token.',
       body: TokenForm, response: { 200: IntrospectionResponse, ...errors },
+      security: [{ clientBasic: [] }, {}],
     },
     preValidation: async (req) => { req.body ??= {}; },
   }, async (req, reply) => {

@@ -53,6 +53,7 @@ export const revocationRoutes: FastifyPluginAsyncTypebox<RevocationDeps> = async
       tags: ['management: oauth'], summary: 'Revoke a refresh token and its chain (RFC 7009)',
       description: 'Client authentication required. 200 with an empty body, also for unknown or invalid tokens.',
       body: RevocationForm,
+      security: [{ clientBasic: [] }, {}],
       response: { 200: Type.Null({ description: 'Empty body' }), 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody },
     },
     preValidation: async (req) => { req.body ??= {}; },

@@ -59,6 +59,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
       tags, summary: 'Token endpoint (password, client_credentials, refresh_token, authorization_code)',
       description: 'Client authentication by HTTP Basic, or by `client_id`/`client_secret` in the form or query string. Public clients use an empty secret.',
       body: TokenRequest, response: { 200: TokenResponseSchema, ...errors },
+      security: [{ clientBasic: [] }, {}],
     },
     // All parameters may come in the query string instead (real clients send them there).
     preValidation: async (req) => { req.body ??= {}; },

@@ -11,11 +11,14 @@ const param = (description: string) => Type.Optional(Type.String({ description }
 
 /** Every token-request parameter of the built grants; they may come in the query string too. */
 export const TokenRequest = Type.Object({
-  grant_type: param('password, client_credentials or refresh_token'),
+  grant_type: param('password, client_credentials, refresh_token or authorization_code'),
   scope: param('Space-separated scopes (a subset of the client\'s)'),
   username: param('password grant'),
   password: param('password grant'),
   refresh_token: param('refresh_token grant'),
+  code: param('authorization_code grant: the code the redirect carried'),
+  redirect_uri: param('authorization_code grant: repeated when the authorization request named it'),
+  code_verifier: param('authorization_code grant: the PKCE verifier (RFC 7636) when the request had a code_challenge'),
   client_id: param('Client authentication by parameters (instead of HTTP Basic)'),
   client_secret: param('Client authentication by parameters; empty for a public client'),
 }, { description: 'application/x-www-form-urlencoded token request' });
