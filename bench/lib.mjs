@@ -42,7 +42,7 @@ export async function startService(env) {
     env: {
       ...process.env, LOG_LEVEL: 'warn', FCMSERVER_FCMSENDER: 'disabled',
       MANAGEMENTPORTAL_OAUTH_KEY_STORE: 'test/fixtures/keystores/keytool-ec.p12', MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD: 'radarbase',
-      MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'bench-admin-password', ...env, PORT: String(port),
+      MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'bench-admin-password', MANAGEMENTPORTAL_MAIL_FROM: 'bench@localhost', ...env, PORT: String(port),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -167,6 +167,14 @@ export const settings = {
     if (raw.length < 32) throw new InvalidValue(`must be at least 32 characters, got ${raw.length}`);
     return raw;
   })),
+  managementportalCommonBaseUrl: withEnv('MANAGEMENTPORTAL_COMMON_BASE_URL', str('The platform origin handed to paired apps (`baseUrl` of a meta-token), e.g. `https://radar.example.org`', { default: 'http://localhost:8080', spring: 'managementportal.common.baseUrl' })),
+  managementportalCommonManagementPortalBaseUrl: withEnv('MANAGEMENTPORTAL_COMMON_MANAGEMENT_PORTAL_BASE_URL', str('Public URL of the management domain: e-mail links and the pairing `tokenUrl`/`baseUrl`', { default: 'http://localhost:8080/managementportal', spring: 'managementportal.common.managementPortalBaseUrl' })),
+  managementportalCommonPrivacyPolicyUrl: withEnv('MANAGEMENTPORTAL_COMMON_PRIVACY_POLICY_URL', str('Privacy policy sent with a meta-token when the project has no `Privacy-policy-url` attribute', { default: 'http://info.thehyve.nl/radar-cns-privacy-policy', spring: 'managementportal.common.privacyPolicyUrl' })),
+  managementportalCommonActivationKeyTimeoutInSeconds: withEnv('MANAGEMENTPORTAL_COMMON_ACTIVATION_KEY_TIMEOUT_IN_SECONDS', int('How long an activation or password-reset key is valid', { default: 86400, min: 60, max: 31_536_000, spring: 'managementportal.common.activationKeyTimeoutInSeconds' })),
+  managementportalMetaTokenReadsPerMinute: withEnv('MANAGEMENTPORTAL_META_TOKEN_READS_PER_MINUTE', int('Reads of `/api/meta-token/*` per client IP in a minute (whatever their outcome) before 429', { default: 60, min: 1, max: 1_000_000 })),
+  managementportalMailFrom: withEnv('MANAGEMENTPORTAL_MAIL_FROM', str('Sender of the account e-mails; required in prod (dev default `ManagementPortal@localhost`)', { spring: 'managementportal.mail.from' })),
+  managementportalCatalogueServerEnableAutoImport: withEnv('MANAGEMENTPORTAL_CATALOGUE_SERVER_ENABLE_AUTO_IMPORT', bool('Import source types from the catalogue server at start (in the background)', { default: false, spring: 'managementportal.catalogueServer.enableAutoImport' })),
+  managementportalCatalogueServerServerUrl: withEnv('MANAGEMENTPORTAL_CATALOGUE_SERVER_SERVER_URL', str('Catalogue server URL listing the source types (RADAR-Schemas catalogue `…/source-types`)', { spring: 'managementportal.catalogueServer.serverUrl' })),
   managementportalCommonAdminPassword: withEnv('MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD', str('Sets the password of the `admin` account at every start when not empty (dev default `admin`); prod refuses to start while it is unset and `admin` is new or still has the password `admin`', { spring: 'managementportal.common.adminPassword' })),
   trustProxy: withEnv('TRUST_PROXY', bool('Honour `X-Forwarded-*` headers from a reverse proxy (also Spring\'s `native`/`framework`/`none`)', { default: false, spring: 'server.forwardHeadersStrategy' }, { native: true, framework: true, none: false })),
   schedulerEnabled: withEnv('SCHEDULER_ENABLED', bool('Run the notification scheduler in this process (any number of processes may run it against one PostgreSQL)', { default: true })),
@@ -202,9 +210,11 @@ export type DatabaseConfig =
   | { kind: 'pglite' }
   | { kind: 'postgres'; url: string; username?: string; password?: string; poolSize: number };
 
-export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize'> {
+export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize' | 'managementportalMailFrom'> {
   database: DatabaseConfig;
   adminPassword: string;
+  /** Sender of the management e-mails (required in prod; dev default `ManagementPortal@localhost`). */
+  managementportalMailFrom: string;
   /** nodemailer transport URL, or undefined when no mail server is configured. */
   smtpUrl: string | undefined;
   /** Version from package.json, for /actuator/info. */
@@ -393,6 +403,15 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
     problems.push('RADAR_ADMIN_PASSWORD: the dev default "radar" is not allowed in the prod profile');
   }
 
+  let mailFrom = values.managementportalMailFrom;
+  if (!mailFrom) {
+    if (prod) problems.push('MANAGEMENTPORTAL_MAIL_FROM: required in the prod profile');
+    mailFrom = 'ManagementPortal@localhost';
+  }
+  if (values.managementportalCatalogueServerEnableAutoImport && !values.managementportalCatalogueServerServerUrl) {
+    problems.push('MANAGEMENTPORTAL_CATALOGUE_SERVER_SERVER_URL: required when MANAGEMENTPORTAL_CATALOGUE_SERVER_ENABLE_AUTO_IMPORT is true');
+  }
+
   let smtpUrl = values.smtpUrl;
   if (smtpUrl) {
     if (!/^smtps?:\/\/[^/?#]/i.test(smtpUrl) || !URL.canParse(smtpUrl)) {
@@ -409,7 +428,7 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
     springMailHost: _e, springMailPort: _f, springMailUsername: _g, springMailPassword: _h, databasePoolSize: _i,
     ...rest
   } = values;
-  return { ...rest, database, adminPassword, smtpUrl, version };
+  return { ...rest, database, adminPassword, smtpUrl, managementportalMailFrom: mailFrom, version };
 }
 
 /** Rows for the README's configuration table: canonical name, default, meaning. */

@@ -14,7 +14,7 @@ function configError(env: Record<string, string>): ConfigError {
   throw new Error(`expected a ConfigError for ${JSON.stringify(env)}`);
 }
 
-const prodBase = { PROFILE: 'prod', DATABASE_URL: 'postgres://radar:secret@db:5432/radar', RADAR_ADMIN_PASSWORD: 'admin-secret' };
+const prodBase = { PROFILE: 'prod', DATABASE_URL: 'postgres://radar:secret@db:5432/radar', RADAR_ADMIN_PASSWORD: 'admin-secret', MANAGEMENTPORTAL_MAIL_FROM: 'portal@example.org' };
 
 describe('defaults', () => {
   it('an empty environment is the dev profile on in-memory PGlite', () => {
@@ -46,6 +46,14 @@ describe('defaults', () => {
       managementportalFrontendAccessTokenValiditySeconds: 14400,
       managementportalFrontendRefreshTokenValiditySeconds: 259200,
       managementportalCommonAdminPassword: undefined,
+      managementportalCommonBaseUrl: 'http://localhost:8080',
+      managementportalCommonManagementPortalBaseUrl: 'http://localhost:8080/managementportal',
+      managementportalCommonPrivacyPolicyUrl: 'http://info.thehyve.nl/radar-cns-privacy-policy',
+      managementportalCommonActivationKeyTimeoutInSeconds: 86400,
+      managementportalMetaTokenReadsPerMinute: 60,
+      managementportalMailFrom: 'ManagementPortal@localhost',
+      managementportalCatalogueServerEnableAutoImport: false,
+      managementportalCatalogueServerServerUrl: undefined,
       trustProxy: false,
       schedulerEnabled: true,
       schedulerTickMs: 1000,
@@ -101,6 +109,9 @@ describe('invalid values stop the start with a message naming the variable', () 
     [{ SPRING_DATASOURCE_URL: 'jdbc:hsqldb:mem:/appserver' }, 'SPRING_DATASOURCE_URL: must be a jdbc:postgresql://'],
     [{ SMTP_URL: 'mail.example.org' }, 'SMTP_URL: must be an smtp:// or smtps:// URL'],
     [{ SPRING_MAIL_HOST: 'mail', SPRING_MAIL_PORT: '0' }, 'SPRING_MAIL_PORT: must be between 1 and 65535'],
+    [{ MANAGEMENTPORTAL_OAUTH_META_TOKEN_TIMEOUT: '1h' }, 'MANAGEMENTPORTAL_OAUTH_META_TOKEN_TIMEOUT: must be an ISO-8601 duration'],
+    [{ MANAGEMENTPORTAL_CATALOGUE_SERVER_ENABLE_AUTO_IMPORT: 'true' }, 'MANAGEMENTPORTAL_CATALOGUE_SERVER_SERVER_URL: required when'],
+    [{ PROFILE: 'prod', DATABASE_URL: 'postgres://db/radar', RADAR_ADMIN_PASSWORD: 'x' }, 'MANAGEMENTPORTAL_MAIL_FROM: required in the prod profile'],
   ])('%j', (env, message) => {
     const err = configError(env);
     expect(err.message).toContain(message);
@@ -142,6 +153,15 @@ describe('invalid values stop the start with a message naming the variable', () 
   });
 });
 
+describe('durations (ISO-8601, as the reference\'s meta-token timeouts)', () => {
+  it.each([['PT1H', 3600], ['P31D', 2678400], ['P1DT12H30M', 131400], ['pt90s', 90]])('%s is %i s', (raw, seconds) => {
+    expect(loadConfig({ MANAGEMENTPORTAL_OAUTH_PERSISTENT_META_TOKEN_TIMEOUT: raw }).managementportalOauthPersistentMetaTokenTimeout).toBe(seconds);
+  });
+  it('the Spring property form works too', () => {
+    expect(loadConfig({ MANAGEMENTPORTAL_OAUTH_METATOKENTIMEOUT: 'PT2H' }).managementportalOauthMetaTokenTimeout).toBe(7200);
+  });
+});
+
 describe('profile', () => {
   it.each([
     [{ SPRING_PROFILES_ACTIVE: 'prod' }, 'prod'],
@@ -151,7 +171,7 @@ describe('profile', () => {
     [{ PROFILE: 'PROD' }, 'prod'],
     [{ SPRING_APPLICATION_JSON: '{"spring":{"profiles":{"active":["prod","api-docs"]}}}' }, 'prod'],
   ])('%j selects %s', (env, profile) => {
-    expect(loadConfig({ ...env, DATABASE_URL: 'postgres://db/radar', RADAR_ADMIN_PASSWORD: 'x' }).profile).toBe(profile);
+    expect(loadConfig({ ...env, DATABASE_URL: 'postgres://db/radar', RADAR_ADMIN_PASSWORD: 'x', MANAGEMENTPORTAL_MAIL_FROM: 'p@example.org' }).profile).toBe(profile);
   });
 
   it('a Spring profile list without dev or prod is refused, naming the variable', () => {
@@ -166,7 +186,7 @@ describe('database', () => {
       SPRING_DATASOURCE_URL: 'jdbc:postgresql://db:5432/radar',
       SPRING_DATASOURCE_USERNAME: 'radar',
       SPRING_DATASOURCE_PASSWORD: 's3cret',
-      RADAR_ADMIN_PASSWORD: 'x',
+      RADAR_ADMIN_PASSWORD: 'x', MANAGEMENTPORTAL_MAIL_FROM: 'p@example.org',
     });
     expect(config.profile).toBe('prod');
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://db:5432/radar', username: 'radar', password: 's3cret', poolSize: 10 });

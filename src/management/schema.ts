@@ -2,7 +2,7 @@
  * The management domain's tables (ManagementPortal's data model, managementportal.md §7), in
  * `pgSchema('management')`. This slice creates what the OAuth server needs: users, authorities,
  * roles, organizations, projects, groups, subjects, source types and their data, sources, entity
- * revisions, OAuth clients, refresh-token rotation state and audit events.
+ * revisions, OAuth clients, refresh-token rotation state, pairing meta-tokens and audit events.
  *
  * Deliberate differences from the reference's Liquibase schema: `bigserial` ids instead of one
  * `hibernate_sequence`; every instant is `timestamptz`; the audit event's data is one `jsonb`
@@ -324,6 +324,26 @@ export const oauthCodes = management.table('oauth_codes', {
   expiresAt: timestamptz('expires_at').notNull(),
   usedAt: timestamptz('used_at'),
 }, (t) => [index('oauth_codes_expires_at_idx').on(t.expiresAt)]);
+
+/**
+ * Pairing meta-tokens (the reference's `radar_meta_token`): a short name that hands a new refresh
+ * token of `client_id` for the subject's account to the app that reads it. Valid while
+ * `(persistent or not fetched) and now < expiry_date`; deleted with the subject.
+ */
+export const metaTokens = management.table('meta_tokens', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  tokenName: text('token_name').notNull(),
+  fetched: boolean('fetched').notNull().default(false),
+  expiryDate: timestamptz('expiry_date').notNull(),
+  subjectId: bigint('subject_id', { mode: 'number' }).notNull().references(() => subjects.id, { onDelete: 'cascade' }),
+  clientId: text('client_id').notNull(),
+  persistent: boolean('persistent').notNull().default(false),
+  createdAt: timestamptz('created_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('meta_tokens_token_name_key').on(t.tokenName),
+  index('meta_tokens_subject_id_idx').on(t.subjectId),
+  index('meta_tokens_expiry_date_idx').on(t.expiryDate),
+]);
 
 /** Secrets generated at the first start and shared by every instance (the session-cookie key). */
 export const serverSecrets = management.table('server_secrets', {

@@ -95,7 +95,7 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
     }, 30_000);
 
     it('a wrong keystore password or a missing keystore (prod), before the database is touched', async () => {
-      const base = { PROFILE: 'prod', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x', RADAR_ADMIN_PASSWORD: 'secret1', BOOT_WAIT_SECONDS: '30' };
+      const base = { PROFILE: 'prod', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x', RADAR_ADMIN_PASSWORD: 'secret1', BOOT_WAIT_SECONDS: '30', MANAGEMENTPORTAL_MAIL_FROM: 'portal@example.org' };
       const wrong = spawnService({ ...base, MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD: 'wrong' });
       const missing = spawnService({ ...base, MANAGEMENTPORTAL_OAUTH_KEY_STORE: '/nonexistent/keystore.p12' });
       expect(await exitCode(wrong, 20)).toBe(1);
@@ -121,7 +121,7 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
       const begun = Date.now();
       const proc = spawnService({
         PROFILE: 'prod', DATABASE_URL: 'postgres://postgres:pw-not-shown@127.0.0.1:1/x', BOOT_WAIT_SECONDS: '1', RADAR_ADMIN_PASSWORD: 'secret1',
-        MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE,
+        MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_MAIL_FROM: 'portal@example.org',
       });
       expect(await exitCode(proc, 20)).not.toBe(0);
       expect(Date.now() - begun).toBeLessThan(15_000);
@@ -142,7 +142,7 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
       try {
         const env = {
           PROFILE: 'prod', DATABASE_URL: url.toString(), RADAR_ADMIN_PASSWORD: 'secret1', LOG_LEVEL: 'info', FCMSERVER_FCMSENDER: 'disabled',
-          MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin-secret1',
+          MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin-secret1', MANAGEMENTPORTAL_MAIL_FROM: 'portal@example.org',
         };
         const procs = [spawnService(env), spawnService(env)];
         const bases = await Promise.all(procs.map((proc) => started(proc)));

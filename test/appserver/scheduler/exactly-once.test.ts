@@ -14,7 +14,7 @@ const onPostgres = process.env.TEST_DB === 'postgres';
 /** The prod profile with the management domain's requirements (a keystore and an admin password). */
 const startService = (env: Record<string, string>) => spawnService({
   PROFILE: 'prod', LOG_LEVEL: 'warn', RADAR_ADMIN_PASSWORD: 'secret1',
-  MANAGEMENTPORTAL_OAUTH_KEY_STORE: TEST_KEYSTORE, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin-secret-1',
+  MANAGEMENTPORTAL_OAUTH_KEY_STORE: TEST_KEYSTORE, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin-secret-1', MANAGEMENTPORTAL_MAIL_FROM: 'portal@example.org',
   ...env,
 });
 const until = waitFor;
