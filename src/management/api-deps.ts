@@ -1,5 +1,7 @@
 /** What the management API's route plugins get (api.ts registers them). */
+import type { Config } from '../config.js';
 import type { Database } from '../platform/database.js';
+import type { Mailer } from '../platform/mail.js';
 import type { AuditLog } from './audit/audit-log.js';
 
 export interface ManagementApiDeps {
@@ -12,4 +14,7 @@ export interface ManagementApiDeps {
   persistentTokenTimeoutMs: number;
   /** `/api/sitesettings` `hiddenSubjectFields`. */
   hiddenSubjectFields: readonly string[];
+  /** Every setting (base URLs, meta-token timeouts, mail sender, …). */
+  config: Config;
+  mail: Mailer;
 }

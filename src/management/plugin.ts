@@ -127,6 +127,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       db, audit, now, profile: config.profile,
       persistentTokenTimeoutMs: config.persistentMetaTokenTimeoutSeconds * 1000,
       hiddenSubjectFields: config.hiddenSubjectFields,
+      config: app.config, mail: app.mail,
     },
     extra: async (api) => api.register(oauthClientRoutes, { oauthClients }),
   });
