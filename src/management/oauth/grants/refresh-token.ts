@@ -10,7 +10,7 @@
 import { InvalidGrant, InvalidRequest, InvalidScope, InvalidToken, Unauthorized } from '../errors.js';
 import { rotate } from '../refresh-tokens.js';
 import { verifyToken } from '../token-signing.js';
-import { audit, findUserByLogin, narrowScopes, parseScope, tokenUserOf } from './shared.js';
+import { audit, loadTokenUser, narrowScopes, parseScope } from './shared.js';
 import type { TokenUser } from '../token-issuer.js';
 import type { Grant } from './types.js';
 
@@ -38,10 +38,10 @@ export const handle: Grant['handle'] = async ({ client, params }, deps) => {
 
   let tokenUser: TokenUser | undefined;
   if (typeof claims.user_name === 'string') {
-    const user = await findUserByLogin(deps.db, claims.user_name);
-    if (!user) throw new Unauthorized(`User ${claims.user_name} was not found in the database`);
-    if (!user.activated) throw new Unauthorized(`User ${user.login} was not activated`);
-    tokenUser = await tokenUserOf(deps.db, user);
+    const found = await loadTokenUser(deps.db, claims.user_name);
+    if (!found) throw new Unauthorized(`User ${claims.user_name} was not found in the database`);
+    if (!found.activated) throw new Unauthorized(`User ${claims.user_name} was not activated`);
+    tokenUser = found.user;
     scope = narrowScopes(scope, tokenUser.authorities);
   }
 
