@@ -2,7 +2,8 @@
 import type { FastifyServerOptions, FastifyRequest } from 'fastify';
 
 /** Query parameters that carry credentials and never reach the log. */
-export const SECRET_QUERY_PARAMS = ['client_secret', 'password', 'refresh_token', 'code', 'access_token'];
+// `key`: activation and password-reset keys (`/api/activate?key=`); `code_verifier`: PKCE.
+export const SECRET_QUERY_PARAMS = ['client_secret', 'password', 'refresh_token', 'code', 'access_token', 'key', 'code_verifier'];
 
 /** The request URL with secret query parameters replaced by `[Redacted]`. */
 export function redactedUrl(url: string): string {

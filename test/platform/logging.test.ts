@@ -30,6 +30,8 @@ const secrets = {
   refreshToken: 'refresh-token-6a7b8c',
   code: 'auth-code-2c3d4e',
   accessToken: 'access-token-5e6f70',
+  resetKey: '48151623420815162342',
+  codeVerifier: 'pkce-verifier-9a8b7c6d5e4f',
 };
 
 /** The request log lines (`incoming request`) of one URL path. */
@@ -47,6 +49,8 @@ describe('request logs', () => {
       refresh_token: secrets.refreshToken,
       code: secrets.code,
       access_token: secrets.accessToken,
+      key: secrets.resetKey,
+      code_verifier: secrets.codeVerifier,
     });
     const res = await t.app.inject({
       method: 'GET',
@@ -80,6 +84,8 @@ describe('request logs', () => {
       refresh_token: '[Redacted]',
       code: '[Redacted]',
       access_token: '[Redacted]',
+      key: '[Redacted]',
+      code_verifier: '[Redacted]',
     });
 
     const [actuatorLine] = requestLines('/actuator/prometheus');
