@@ -71,7 +71,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(actuatorPlugin);
   await app.register((await import('./platform/mail.js')).mailPlugin);
 
-  await app.register(managementPlugin, { prefix: config.managementportalContextPath, config: management, keys: managementKeys });
+  await app.register(managementPlugin, { prefix: config.managementportalContextPath, config: management, keys: managementKeys, demoData });
   await app.register(appserverPlugin, { prefix: config.appserverContextPath });
   return app;
 }

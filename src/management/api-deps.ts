@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../platform/database.js';
 import type { Mailer } from '../platform/mail.js';
 import type { AuditLog } from './audit/audit-log.js';
+import type { AccountMail } from './mail/account-mail.js';
 
 export interface ManagementApiDeps {
   db: Database;
@@ -17,4 +18,6 @@ export interface ManagementApiDeps {
   /** Every setting (base URLs, meta-token timeouts, mail sender, …). */
   config: Config;
   mail: Mailer;
+  /** Account e-mails (creation, password reset), sent after commit with retries. */
+  accountMail: AccountMail;
 }

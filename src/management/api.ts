@@ -19,6 +19,7 @@ import { authoritiesRoutes } from './roles/authority-routes.js';
 import { revisionsRoutes } from './revisions/routes.js';
 import { auditsRoutes } from './audit/routes.js';
 import { publicRoutes } from './public/routes.js';
+import { accountRoutes, publicAccountRoutes } from './account/routes.js';
 
 export interface ManagementApiOptions {
   deps: ManagementApiDeps;
@@ -29,6 +30,7 @@ export interface ManagementApiOptions {
 
 export const managementApi: FastifyPluginAsync<ManagementApiOptions> = async (app, { deps, bearer, extra }) => {
   await app.register(publicRoutes, { ...deps, prefix: '/api' });
+  await app.register(publicAccountRoutes, { ...deps, prefix: '/api' });
   await app.register(async (secured) => {
     secured.addHook('onRequest', bearer.authenticate);
     // Every route here documents the bearer scheme (the signed-in session works too).
@@ -38,7 +40,7 @@ export const managementApi: FastifyPluginAsync<ManagementApiOptions> = async (ap
     await secured.register(async (api) => {
       if (extra) await api.register(extra);
       for (const routes of [organizationsRoutes, projectsRoutes, groupsRoutes, subjectsRoutes, sourcesRoutes, sourceTypesRoutes,
-        sourceDataRoutes, usersRoutes, rolesRoutes, authoritiesRoutes, revisionsRoutes]) {
+        sourceDataRoutes, usersRoutes, rolesRoutes, authoritiesRoutes, revisionsRoutes, accountRoutes]) {
         await api.register(routes, deps);
       }
     }, { prefix: '/api' });

@@ -35,6 +35,11 @@ export class Forbidden extends RadarWebApplicationException {
   constructor(message: string, entityName: string, errorCode: string, params?: Record<string, string>) { super(403, message, entityName, errorCode, params); }
 }
 
+/** An `ErrorVM` body with its own message key (e.g. 400 `error.projectNotEmpty`). */
+export class ErrorVmException extends DomainError {
+  constructor(status: number, readonly key: string, description: string) { super(status, description); this.name = 'ErrorVmException'; }
+}
+
 /** `ErrorVM` 403 `error.accessDenied`. */
 export class AccessDenied extends DomainError {
   constructor(description = 'Access is denied') { super(403, description); this.name = 'AccessDenied'; }
@@ -65,6 +70,9 @@ export const managementErrorFormat: ErrorFormat = {
         .header('x-managementportalapp-error', error.errorCode)
         .header('x-managementportalapp-params', error.entityName)
         .send({ message: error.message, entityName: error.entityName, errorCode: error.errorCode, params: { timestamp: timestamp(), ...error.params } });
+    }
+    if (error instanceof ErrorVmException) {
+      return reply.code(error.status).send({ message: error.key, description: error.message, fieldErrors: null });
     }
     if (error instanceof ValidationFailed) {
       return reply.code(400).send({ message: 'error.validation', description: error.message, fieldErrors: error.fieldErrors });

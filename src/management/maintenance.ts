@@ -12,6 +12,9 @@ import type { Database } from '../platform/database.js';
 import { sqlState } from '../platform/database.js';
 import { oauthCodes, oauthSessions, refreshTokens } from './schema.js';
 
+/** How often the jobs run. */
+export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
+
 export interface MaintenanceJob {
   name: string;
   /** Deletes what is stale at `now`; returns how many rows went. */

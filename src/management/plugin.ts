@@ -4,8 +4,8 @@
  * Not wrapped in fastify-plugin, so its hooks, parsers and handlers stay inside its scope.
  *
  * Start-up: the keys are read by `loadManagementKeys` before the database opens; the plugin then
- * creates, under the cluster-wide start-up lock, the built-in accounts, the clients file's clients
- * and the frontend client.
+ * creates, under the cluster-wide start-up lock, the built-in accounts, the demo data (when on),
+ * the clients file's clients and the frontend client.
  */
 import { existsSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
@@ -23,13 +23,19 @@ import { createTokenIssuer } from './oauth/token-issuer.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { createFailedAttemptLimiter } from './oauth/limiter.js';
 import { createBearerAuth } from './security/bearer-auth.js';
+import { createSessionAuth } from './security/session-auth.js';
 import { oauthClientRoutes } from './oauth-clients/routes.js';
 import { managementApi } from './api.js';
+import { createAccountMail } from './mail/account-mail.js';
+import { MAINTENANCE_INTERVAL_MS, OAUTH_CLEANUP_JOBS, startMaintenance } from './maintenance.js';
+import { NOT_ACTIVATED_USERS_PURGE } from './account/purge.js';
+import { startCatalogueImport } from './catalogue/catalogue-import.js';
 import { createOAuthClientService } from './oauth-clients/service.js';
 import { authorizeRoutes } from './oauth/authorize/routes.js';
 import { createAuthorizeService } from './oauth/authorize/service.js';
 import { resolveSessionSecret } from './session/secret.js';
 import { createSessionStore } from './session/sessions.js';
+import { seedManagementDemoData } from './demo-data.js';
 
 /** The management slice of the configuration. */
 export interface ManagementConfig {
@@ -79,9 +85,11 @@ export interface ManagementPluginOptions {
   keys: KeySet;
   /** Clock in epoch milliseconds (tests move time). */
   now?: () => number;
+  /** Load the dev profile's demo data (managementportal.md §9). */
+  demoData?: boolean;
 }
 
-export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { config, keys, now = Date.now }) => {
+export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { config, keys, now = Date.now, demoData = false }) => {
   const db: Database = app.db.db;
   const log = app.log.child({ component: 'management' });
 
@@ -93,6 +101,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
 
   await app.db.exclusive(async () => {
     await ensureBuiltInAccounts(db, { profile: config.profile, adminPassword: config.commonAdminPassword }, log);
+    if (demoData) await seedManagementDemoData(db, log);
     const clientsFile = config.clientsFile
       ?? (config.profile === 'dev' ? DEV_CLIENTS_FILE : existsSync(REFERENCE_CLIENTS_FILE) ? REFERENCE_CLIENTS_FILE : undefined);
     if (clientsFile) await loadClientsFile(db, clientsFile, log);
@@ -118,24 +127,39 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   });
 
   // The management API: every route but the public ones authenticates its principal first.
-  const bearer = createBearerAuth({ db, keys, now });
+  // The sign-in pages' sessions also authenticate the API (the admin UI), so both get the same store and key.
+  const sessions = createSessionStore({ db, now });
+  const sessionSecret = await resolveSessionSecret(db, app.config.managementportalSessionSecret);
+  const bearer = createBearerAuth({ db, keys, now, session: createSessionAuth({ db, sessions, secret: sessionSecret }) });
   app.decorateRequest('mpAuth', null);
   const oauthClients = createOAuthClientService({ db, clients });
+  const accountMail = createAccountMail({ mail: app.mail, config: app.config, log: log.child({ component: 'account-mail' }) });
+  app.addHook('onClose', async () => accountMail.close());
   await app.register(managementApi, {
     bearer,
     deps: {
       db, audit, now, profile: config.profile,
       persistentTokenTimeoutMs: config.persistentMetaTokenTimeoutSeconds * 1000,
       hiddenSubjectFields: config.hiddenSubjectFields,
-      config: app.config, mail: app.mail,
+      config: app.config, mail: app.mail, accountMail,
     },
     extra: async (api) => api.register(oauthClientRoutes, { oauthClients }),
   });
   await app.register(authorizeRoutes, {
     // The token endpoint's limiter: sign-in failures share its (username, IP) counters.
     authorize: createAuthorizeService({ db, clients, now, limiter }),
-    sessions: createSessionStore({ db, now }),
-    sessionSecret: await resolveSessionSecret(db, app.config.managementportalSessionSecret),
+    sessions,
+    sessionSecret,
     now,
   });
+
+  // Clean-up of expired and stale rows; every job is idempotent, so each instance runs them.
+  const stopMaintenance = startMaintenance({ db, jobs: [...OAUTH_CLEANUP_JOBS, NOT_ACTIVATED_USERS_PURGE], intervalMs: MAINTENANCE_INTERVAL_MS, now, log });
+  app.addHook('onClose', async () => stopMaintenance());
+
+  if (app.config.managementportalCatalogueServerEnableAutoImport) {
+    // In the background: a slow or absent catalogue server delays nothing.
+    const catalogue = startCatalogueImport({ db, url: app.config.managementportalCatalogueServerServerUrl!, log: log.child({ component: 'catalogue-import' }), now });
+    app.addHook('onClose', async () => { catalogue.stop(); await catalogue.done; });
+  }
 };

@@ -10,8 +10,10 @@ export interface MailMessage {
   from: string;
   to: string;
   subject: string;
-  /** Plain text; the reference sent no HTML. */
+  /** Plain text, always sent. */
   text: string;
+  /** Optional HTML alternative (multipart/alternative beside `text`). */
+  html?: string;
 }
 
 export interface Mailer {
@@ -42,8 +44,8 @@ export async function createMailer(smtpUrl: string | undefined): Promise<Mailer>
   const transport = createTransport(url.toString());
   return {
     configured: true,
-    async send(message) {
-      await transport.sendMail(message);
+    async send({ from, to, subject, text, html }) {
+      await transport.sendMail({ from, to, subject, text, ...(html !== undefined ? { html } : {}) });
     },
     close: () => transport.close(),
   };

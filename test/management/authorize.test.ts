@@ -125,7 +125,7 @@ describe('authorization code flow', () => {
     const setCookie = String([start.res.headers['set-cookie']].flat().find((c) => String(c).startsWith('mp_oauth_session=')));
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Lax/);
-    expect(setCookie).toMatch(/Path=\/managementportal\/oauth/);
+    expect(setCookie).toMatch(/Path=\/managementportal\/;/); // the admin UI calls the API with it too
     expect(setCookie).not.toMatch(/Secure/); // plain HTTP here; HTTPS (request.protocol) adds it
 
     const signIn = await post('/oauth/login', { username: participant.login, password: PASSWORD, _csrf: start.csrf }, start.cookie);

@@ -6,7 +6,9 @@
  *
  * Reference quirks fixed (§15):
  * - 7: a non-personal role's `USER.*` permissions reach only users with a role inside that role's
- *   project (or organization); the reference let them act on any user.
+ *   project (or organization); the reference let them act on any user. Without a particular user
+ *   (e.g. creating one in a project) they are scoped like the project: the role's own project, or
+ *   a project of the organization for an organization role.
  * - 9: a participant's source checks compare the source's subject with the participant, not the
  *   source name with the token's source UUIDs (which never matched).
  */
@@ -83,6 +85,7 @@ function hasAuthority(principal: Principal, role: PrincipalRole, def: RoleDefini
     case 'USER': {
       if (entity.user != null && entity.user === principal.userName) return true;
       if (def.personal) return false;
+      if (entity.user == null) return hasAuthority(principal, role, def, entity, 'PROJECT');
       const referents = entity.userReferents;
       if (!referents) return false;
       if (def.scope === 'PROJECT') return role.projectName != null && referents.projects.includes(role.projectName);

@@ -1,5 +1,18 @@
-/** Placeholder: filled in by the study-management work (issue 10). */
+/** `GET /api/authorities` (managementportal.md §2.9): the authorities a role can carry, with their scope. */
+import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ManagementApiDeps } from '../api-deps.js';
+import { ErrorVm } from '../oauth-clients/schemas.js';
+import { requireScope } from '../security/authorization.js';
+import { AuthorityDto } from './schemas.js';
+import { AUTHORITY_DTOS } from './service.js';
 
-export const authoritiesRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = async () => {};
+export const authoritiesRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = async (app) => {
+  app.get('/authorities', {
+    schema: {
+      tags: ['management: roles'], summary: 'The six non-participant authorities and their scopes',
+      response: { 200: Type.Array(AuthorityDto), 401: ErrorVm, 403: ErrorVm },
+    },
+    preHandler: requireScope('AUTHORITY.READ'),
+  }, async () => [...AUTHORITY_DTOS]);
+};

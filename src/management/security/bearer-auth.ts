@@ -8,6 +8,9 @@
  * Declares the domain's one request decorator, `request.mpAuth` (STYLE §2.2): null until the
  * `authenticate` hook has run, then the principal.
  *
+ * Without an `Authorization` header, the signed-in session of the OAuth pages authenticates the
+ * request instead (security/session-auth.ts, the admin UI's way in); a bearer token always wins.
+ *
  * Reference bugs fixed: the missing-token 401 body was invalid JSON and a bearer value that was
  * not a JWT gave 500. Here every failure is 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3) and
  * the domain's `ErrorVM` body.
@@ -18,6 +21,7 @@ import { DomainError } from '../../platform/errors.js';
 import type { KeySet } from '../oauth/keystore.js';
 import { verifyToken } from '../oauth/token-signing.js';
 import { findUserByLogin, rolesOfUser, type UserRole } from '../users/queries.js';
+import type { SessionAuth } from './session-auth.js';
 
 export const RESOURCE_ID = 'res_ManagementPortal';
 const REALM = 'ManagementPortal';
@@ -53,6 +57,9 @@ export class BearerUnauthorized extends DomainError {
   }
 }
 
+/** 401 for a request without usable credentials (no `error` code: RFC 6750 §3.1). */
+export const noCredentials = (description: string) => new BearerUnauthorized(description, `Bearer realm="${REALM}"`);
+
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string')
     : typeof value === 'string' ? value.split(' ').filter(Boolean) : [];
@@ -64,12 +71,14 @@ export interface BearerAuthDeps {
   keys: KeySet;
   /** Epoch milliseconds. */
   now: () => number;
+  /** The signed-in session of the OAuth pages; without it only bearer tokens authenticate. */
+  session?: SessionAuth;
 }
 
 export interface BearerAuth {
   /** Verifies a bearer token (no request involved); throws `BearerUnauthorized`. */
   principalOf(authorization: string | undefined): Promise<MpAuth>;
-  /** `onRequest` hook for the API scope: sets `request.mpAuth` or answers 401. */
+  /** `onRequest` hook for the API scope: sets `request.mpAuth` (bearer token, else session) or answers 401 (403 for a session request without its CSRF token). */
   authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
@@ -79,7 +88,7 @@ export function createBearerAuth(deps: BearerAuthDeps): BearerAuth {
 
   async function principalOf(authorization: string | undefined): Promise<MpAuth> {
     const match = authorization === undefined ? null : /^bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match) throw new BearerUnauthorized('No token provided', `Bearer realm="${REALM}"`);
+    if (!match) throw noCredentials('No token provided');
     let claims: Record<string, unknown>;
     try {
       claims = verifyToken(match[1]!, deps.keys, Math.floor(deps.now() / 1000));
@@ -112,6 +121,13 @@ export function createBearerAuth(deps: BearerAuthDeps): BearerAuth {
     principalOf,
     async authenticate(request, reply) {
       try {
+        if (request.headers.authorization === undefined && deps.session) {
+          const fromSession = await deps.session.principalOf(request);
+          if (fromSession) {
+            request.mpAuth = fromSession;
+            return;
+          }
+        }
         request.mpAuth = await principalOf(request.headers.authorization);
       } catch (err) {
         if (err instanceof BearerUnauthorized) reply.header('www-authenticate', err.challenge);

@@ -20,8 +20,9 @@ import { AuthorizationPageError, AuthorizationRedirect, CsrfRejected } from './e
 import type { AuthorizeService, NextStep } from './service.js';
 import { AuthorizationQuerySchema, ConsentForm, HtmlPage, Redirect, SignInForm } from './schemas.js';
 
+import { SESSION_COOKIE as COOKIE } from '../../security/session-auth.js';
+
 const tags = ['management: oauth'];
-const COOKIE = 'mp_oauth_session';
 const VIEWS = fileURLToPath(new URL('../../../../views/', import.meta.url));
 
 export interface AuthorizeRoutesOptions {
@@ -36,7 +37,8 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
   await app.register(formbody);
   await app.register(cookie, { secret: sessionSecret });
   const eta = new Eta({ views: VIEWS, cache: true });
-  const cookiePath = `${app.prefix}/oauth`;
+  // The whole management domain: the sign-in pages and, for the admin UI, the API (session-auth.ts).
+  const cookiePath = `${app.prefix}/`;
 
   function page(reply: FastifyReply, status: number, template: string, data: Record<string, unknown>) {
     return reply.code(status)

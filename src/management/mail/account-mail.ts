@@ -1,0 +1,49 @@
+/**
+ * Sending the account mails (managementportal.md §11). Callers have committed the account change
+ * (the new reset key) before they call these; the mail then goes out in the background through
+ * an outbox (outbox.ts) that retries, so these functions return at once and never throw. The
+ * management plugin creates one `AccountMail` per app and closes it with the app.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Mailer } from '../../platform/mail.js';
+import { createMailOutbox } from './outbox.js';
+import { creationMail, passwordResetMail, type MailSettings, type MailUser } from './templates.js';
+
+/** The user an account mail goes to; no mail without an address. */
+export interface AccountMailUser extends Omit<MailUser, 'email'> {
+  email: string | null | undefined;
+  langKey?: string | null;
+}
+
+export interface AccountMail {
+  /** The creation mail (activation link with `resetKey`) of `POST /api/users` and `reset-activation/init`. English only for now. */
+  creation(user: AccountMailUser, log?: FastifyBaseLogger): void;
+  /** The password-reset mail of `reset_password/init`. */
+  passwordReset(user: AccountMailUser, log?: FastifyBaseLogger): void;
+  /** Stops retrying (pending retries are dropped with a warning). */
+  close(): Promise<void>;
+}
+
+export const mailSettings = (config: Config): MailSettings => ({
+  from: config.managementportalMailFrom,
+  managementPortalBaseUrl: config.managementportalCommonManagementPortalBaseUrl,
+  keyTimeoutSeconds: config.managementportalCommonActivationKeyTimeoutInSeconds,
+});
+
+export function createAccountMail(deps: { mail: Mailer; config: Config; log: FastifyBaseLogger }): AccountMail {
+  const outbox = createMailOutbox({ mailer: deps.mail, log: deps.log });
+  const settings = mailSettings(deps.config);
+  function queue(kind: string, user: AccountMailUser, compose: typeof creationMail, log = deps.log): void {
+    if (!user.email) {
+      log.info({ kind, login: user.login }, 'account mail not sent: the user has no e-mail address');
+      return;
+    }
+    outbox.enqueue({ kind, login: user.login, log, message: compose(settings, { ...user, email: user.email }) });
+  }
+  return {
+    creation: (user, log) => queue('creation', user, creationMail, log),
+    passwordReset: (user, log) => queue('password reset', user, passwordResetMail, log),
+    close: async () => outbox.close(),
+  };
+}

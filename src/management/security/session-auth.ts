@@ -1,0 +1,78 @@
+/**
+ * Session authentication of the management API (issue 10 item 1): the admin UI, signed in
+ * through the OAuth pages (oauth/authorize/routes.ts), calls `/api` with that session's cookie
+ * instead of a bearer token. The principal is the session's user as a token of the admin UI's
+ * client `ManagementPortalapp` would carry it: every permission scope narrowed to what the user's
+ * current roles may be granted, and those roles from the database. The user must still exist and
+ * be activated.
+ *
+ * A cookie is sent by the browser with any request to the site, so an unsafe method (POST, PUT,
+ * PATCH, DELETE) must also carry the session's CSRF token in `X-CSRF-Token` or `X-XSRF-TOKEN`
+ * (the header Angular's HttpClient sends); otherwise 403.
+ */
+import { fastifyCookie } from '@fastify/cookie';
+import type { FastifyRequest } from 'fastify';
+import type { Database } from '../../platform/database.js';
+import { narrowScopes, PERMISSION_SCOPES } from '../authz/permissions.js';
+import { AccessDenied } from '../errors.js';
+import { FRONTEND_CLIENT_ID } from '../oauth-clients/startup.js';
+import type { SessionStore } from '../session/sessions.js';
+import { findUserByLogin, rolesOfUser } from '../users/queries.js';
+import { noCredentials, type MpAuth } from './bearer-auth.js';
+
+/** The cookie the sign-in pages set (oauth/authorize/routes.ts `COOKIE`); the session-auth test signs in through those pages. */
+export const SESSION_COOKIE = 'mp_oauth_session';
+const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export interface SessionAuthDeps {
+  db: Database;
+  sessions: SessionStore;
+  /** The key that signs the session cookie (the one the sign-in pages use). */
+  secret: string;
+}
+
+export interface SessionAuth {
+  /**
+   * The principal of the request's signed-in session, or undefined when the request carries no
+   * session cookie. Throws `BearerUnauthorized` (401) for a cookie that is tampered with or whose
+   * session is unknown, expired, not signed in, or of a user who is gone or deactivated; and
+   * `AccessDenied` (403) for an unsafe method without the session's CSRF token.
+   */
+  principalOf(request: FastifyRequest): Promise<MpAuth | undefined>;
+}
+
+const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+export function createSessionAuth(deps: SessionAuthDeps): SessionAuth {
+  const signer = fastifyCookie.signerFactory(deps.secret);
+  const notSignedIn = () => noCredentials('Not signed in');
+
+  return {
+    async principalOf(request) {
+      const header = request.headers.cookie;
+      const raw = header ? fastifyCookie.parse(header)[SESSION_COOKIE] : undefined;
+      if (raw === undefined) return undefined;
+      const unsigned = signer.unsign(raw);
+      if (!unsigned.valid || !unsigned.value) throw notSignedIn();
+      const session = await deps.sessions.load(unsigned.value);
+      if (!session?.userLogin) throw notSignedIn();
+      if (UNSAFE_METHODS.has(request.method)) {
+        const csrf = firstHeader(request.headers['x-csrf-token']) ?? firstHeader(request.headers['x-xsrf-token']);
+        if (!deps.sessions.csrfMatches(session, csrf)) throw new AccessDenied('Invalid or missing CSRF token');
+      }
+      const user = await findUserByLogin(deps.db, session.userLogin);
+      if (!user?.activated) throw notSignedIn();
+      const roles = await rolesOfUser(deps.db, user.id);
+      return {
+        subject: user.login,
+        userName: user.login,
+        clientId: FRONTEND_CLIENT_ID,
+        grantType: undefined,
+        scopes: new Set(narrowScopes(PERMISSION_SCOPES, roles.map((r) => r.authority))),
+        clientCredentials: false,
+        roles,
+        jti: undefined,
+      };
+    },
+  };
+}

@@ -1,0 +1,145 @@
+/** SQL of the user management API (`/api/users`): look-ups, the filtered list, changes. */
+import { and, asc, count, desc, eq, exists, inArray, not, or, sql, type Column, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Executor } from '../../platform/database.js';
+import type { Page } from '../http/paging.js';
+import { loadRoleDtos } from '../roles/dto.js';
+import { organizations, projects, roles, roleUsers, subjects, users } from '../schema.js';
+import { userDto, type UserDtoT, type UserRow } from './schemas.js';
+
+export async function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return row;
+}
+
+export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.email, email)).limit(1);
+  return row;
+}
+
+/** The subject record of a user (participants have one), if any. */
+export async function findSubjectOfUser(db: Executor, userId: number): Promise<{ removed: boolean } | undefined> {
+  const [row] = await db.select({ removed: subjects.removed }).from(subjects).where(eq(subjects.userId, userId)).limit(1);
+  return row;
+}
+
+export async function updateUserRow(db: Executor, id: number, set: Partial<typeof users.$inferInsert>): Promise<UserRow> {
+  const [row] = await db.update(users).set(set).where(eq(users.id, id)).returning();
+  return row!;
+}
+
+export async function deleteUserById(db: Executor, id: number): Promise<void> {
+  await db.delete(users).where(eq(users.id, id));
+}
+
+/** DTOs of `rows` (in that order) with their roles, loaded in one query. */
+export async function loadUserDtos(db: Executor, rows: readonly UserRow[], provenance = true): Promise<UserDtoT[]> {
+  const roleDtos = await loadRoleDtos(db, rows.map((r) => r.id));
+  return rows.map((row) => userDto(row, roleDtos.get(row.id) ?? [], provenance));
+}
+
+/** The reference's `UserFilter` criteria, already normalised (blank and `"null"` values dropped). */
+export interface UserCriteria {
+  login?: string;
+  email?: string;
+  projectName?: string;
+  organization?: string;
+  /** Authorities allowed by the authority filter: non-personal ones, narrowed by `authority`. */
+  authorities: readonly { name: string; scope: 'GLOBAL' | 'ORGANIZATION' | 'PROJECT' }[];
+  /** No authority filter given: users without any role match too (unless a project or organization is asked). */
+  allowNoRole: boolean;
+  includeUpperLevels: boolean;
+}
+
+/** Whom the caller may see: everyone, or users with a role in these projects/organizations, and itself. */
+export type UserVisibility = { global: true } | { global: false; self: string | undefined; projects: readonly string[]; organizations: readonly string[] };
+
+export const USER_SORTS = ['id', 'login', 'email', 'langKey', 'activated', 'firstName', 'lastName', 'createdBy', 'createdDate', 'lastModifiedBy', 'lastModifiedDate'] as const;
+export type UserSort = (typeof USER_SORTS)[number];
+
+const projectOrganizations = alias(organizations, 'project_organizations');
+const orgProjects = alias(projects, 'org_projects');
+
+/** `lower(column) LIKE %value%` with the value's wildcards taken literally. */
+const containsLower = (column: Column, value: string) =>
+  sql`lower(${column}) like ${`%${value.trim().toLowerCase().replace(/[\\%_]/g, '\\$&')}%`}`;
+
+/** EXISTS a role of the current `users` row satisfying `condition`. */
+const hasRole = (db: Executor, condition: SQL | undefined) => exists(
+  db.select({ one: sql`1` }).from(roleUsers)
+    .innerJoin(roles, eq(roles.id, roleUsers.roleId))
+    .leftJoin(projects, eq(projects.id, roles.projectId))
+    .leftJoin(organizations, eq(organizations.id, roles.organizationId))
+    .leftJoin(projectOrganizations, eq(projectOrganizations.id, projects.organizationId))
+    .where(and(eq(roleUsers.userId, users.id), condition)),
+);
+
+const FALSE = sql`false`;
+const anyOf = (conditions: (SQL | undefined)[]) => {
+  const present = conditions.filter((c): c is SQL => c !== undefined);
+  return present.length === 0 ? FALSE : or(...present)!;
+};
+
+function criteriaCondition(db: Executor, c: UserCriteria): SQL {
+  const names = (scope?: string) => c.authorities.filter((a) => scope === undefined || a.scope === scope).map((a) => a.name);
+  const authorityIn = (scope?: string) => {
+    const list = names(scope);
+    return list.length > 0 ? inArray(roles.authorityName, list) : undefined;
+  };
+  if (c.authorities.length === 0) return FALSE;
+  const conditions: (SQL | undefined)[] = [];
+  let roleCondition: SQL;
+  if (c.projectName !== undefined) {
+    const project = authorityIn('PROJECT');
+    const organization = authorityIn('ORGANIZATION');
+    roleCondition = anyOf([
+      project && and(project, containsLower(projects.projectName, c.projectName)),
+      c.includeUpperLevels && organization ? and(organization, exists(db.select({ one: sql`1` }).from(orgProjects)
+        .where(and(eq(orgProjects.organizationId, roles.organizationId), containsLower(orgProjects.projectName, c.projectName))))) : undefined,
+      c.includeUpperLevels ? authorityIn('GLOBAL') : undefined,
+    ]);
+  } else if (c.organization !== undefined) {
+    const organization = authorityIn('ORGANIZATION');
+    roleCondition = anyOf([
+      organization && and(organization, containsLower(organizations.name, c.organization)),
+      c.includeUpperLevels ? authorityIn('GLOBAL') : undefined,
+    ]);
+  } else {
+    roleCondition = authorityIn()!;
+  }
+  const noRole = c.allowNoRole && c.projectName === undefined && c.organization === undefined;
+  conditions.push(anyOf([hasRole(db, roleCondition), noRole ? not(exists(db.select({ one: sql`1` }).from(roleUsers).where(eq(roleUsers.userId, users.id)))) : undefined]));
+  if (c.login !== undefined) conditions.push(containsLower(users.login, c.login));
+  if (c.email !== undefined) conditions.push(containsLower(users.email, c.email));
+  return and(...conditions)!;
+}
+
+function visibilityCondition(db: Executor, v: UserVisibility): SQL | undefined {
+  if (v.global) return undefined;
+  const reach: SQL[] = [];
+  if (v.projects.length > 0) reach.push(inArray(projects.projectName, [...v.projects]));
+  if (v.organizations.length > 0) {
+    reach.push(inArray(projectOrganizations.name, [...v.organizations]), inArray(organizations.name, [...v.organizations]));
+  }
+  return anyOf([
+    v.self !== undefined ? eq(users.login, v.self) : undefined,
+    reach.length > 0 ? hasRole(db, or(...reach)) : undefined,
+  ]);
+}
+
+const sortColumns = {
+  id: users.id, login: users.login, email: users.email, langKey: users.langKey, activated: users.activated,
+  firstName: users.firstName, lastName: users.lastName, createdBy: users.createdBy, createdDate: users.createdDate,
+  lastModifiedBy: users.lastModifiedBy, lastModifiedDate: users.lastModifiedDate,
+} as const;
+
+/** One page of the users matching `criteria` that `visibility` lets the caller see, and their total. */
+export async function searchUsers(db: Executor, criteria: UserCriteria, visibility: UserVisibility, page: Page<UserSort>): Promise<{ rows: UserRow[]; total: number }> {
+  const where = and(criteriaCondition(db, criteria), visibilityCondition(db, visibility));
+  const order = [...page.sort.map((s) => (s.direction === 'asc' ? asc : desc)(sortColumns[s.property])), asc(users.id)];
+  const [rows, [total]] = await Promise.all([
+    db.select().from(users).where(where).orderBy(...order).limit(page.size).offset(page.offset),
+    db.select({ n: count() }).from(users).where(where),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
