@@ -20,7 +20,7 @@ import type { Database } from '../../platform/database.js';
 import { DomainError } from '../../platform/errors.js';
 import type { KeySet } from '../oauth/keystore.js';
 import { verifyToken } from '../oauth/token-signing.js';
-import { findUserByLogin, rolesOfUser, type UserRole } from '../users/queries.js';
+import { findUserWithRoles, type UserRole } from '../users/queries.js';
 import type { SessionAuth } from './session-auth.js';
 
 export const RESOURCE_ID = 'res_ManagementPortal';
@@ -105,9 +105,9 @@ export function createBearerAuth(deps: BearerAuthDeps): BearerAuth {
     const userName = str(claims.user_name);
     let roles: UserRole[] = [];
     if (userName !== undefined) {
-      const user = await findUserByLogin(deps.db, userName);
+      const user = await findUserWithRoles(deps.db, userName);
       if (!user) throw invalid('User not found');
-      roles = await rolesOfUser(deps.db, user.id);
+      roles = user.roles;
     }
     return {
       subject, userName, clientId, grantType, roles,

@@ -17,7 +17,7 @@ import { narrowScopes, PERMISSION_SCOPES } from '../authz/permissions.js';
 import { AccessDenied } from '../errors.js';
 import { FRONTEND_CLIENT_ID } from '../oauth-clients/startup.js';
 import type { SessionStore } from '../session/sessions.js';
-import { findUserByLogin, rolesOfUser } from '../users/queries.js';
+import { findUserWithRoles } from '../users/queries.js';
 import { noCredentials, type MpAuth } from './bearer-auth.js';
 
 /** The cookie the sign-in pages set (oauth/authorize/routes.ts `COOKIE`); the session-auth test signs in through those pages. */
@@ -60,9 +60,9 @@ export function createSessionAuth(deps: SessionAuthDeps): SessionAuth {
         const csrf = firstHeader(request.headers['x-csrf-token']) ?? firstHeader(request.headers['x-xsrf-token']);
         if (!deps.sessions.csrfMatches(session, csrf)) throw new AccessDenied('Invalid or missing CSRF token');
       }
-      const user = await findUserByLogin(deps.db, session.userLogin);
+      const user = await findUserWithRoles(deps.db, session.userLogin);
       if (!user?.activated) throw notSignedIn();
-      const roles = await rolesOfUser(deps.db, user.id);
+      const roles = user.roles;
       return {
         subject: user.login,
         userName: user.login,

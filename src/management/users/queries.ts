@@ -1,6 +1,7 @@
 /** SQL for user accounts as the token endpoint needs them. */
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
+import { executedRows } from '../../platform/bulk-insert.js';
 import type { Executor } from '../../platform/database.js';
 import { authorities, organizations, projects, roles, roleUsers, sources, subjects, users } from '../schema.js';
 
@@ -36,6 +37,43 @@ export async function rolesOfUser(db: Executor, userId: number): Promise<UserRol
     .leftJoin(projectOrganizations, eq(projectOrganizations.id, projects.organizationId))
     .where(eq(roleUsers.userId, userId))
     .orderBy(roles.id);
+}
+
+export interface UserWithRoles {
+  id: number;
+  login: string;
+  activated: boolean;
+  roles: UserRole[];
+  /** Source UUIDs of the user's subject, when asked for. */
+  sources: string[];
+}
+
+/**
+ * A user with its roles (and, when asked, its subject's sources) in one round trip: every
+ * authenticated API request and every refresh needs them, and each query costs a socket write
+ * and read. Undefined for an unknown login.
+ */
+export async function findUserWithRoles(db: Executor, login: string, options: { sources?: boolean } = {}): Promise<UserWithRoles | undefined> {
+  const sources = options.sources
+    ? sql`coalesce((select json_agg(s.source_id order by s.id)
+        from management.sources s join management.subjects sj on sj.id = s.subject_id
+        where sj.user_id = u.id and not s.deleted), '[]'::json)`
+    : sql`'[]'::json`;
+  const [row] = executedRows(await db.execute(sql`
+    select u.id, u.login, u.activated,
+      coalesce((select json_agg(json_build_object(
+          'authority', r.authority_name, 'projectName', p.project_name, 'organizationName', o.name, 'projectOrganization', po.name) order by r.id)
+        from management.role_users ru join management.roles r on r.id = ru.role_id
+        left join management.projects p on p.id = r.project_id
+        left join management.organizations o on o.id = r.organization_id
+        left join management.organizations po on po.id = p.organization_id
+        where ru.user_id = u.id), '[]'::json) as roles,
+      ${sources} as sources
+    from management.users u where u.login = ${login}`));
+  if (!row) return undefined;
+  // postgres.js parses json columns; PGlite may hand them over as text.
+  const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+  return { id: Number(row.id), login: row.login as string, activated: row.activated as boolean, roles: json<UserRole[]>(row.roles), sources: json<string[]>(row.sources) };
 }
 
 /** Source UUIDs of the subject whose account this is (none for non-participants). */

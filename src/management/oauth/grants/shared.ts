@@ -1,10 +1,8 @@
 /** Steps several grants share: scope parsing and checks, loading the user, finishing an issue. */
-import { sql } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
-import { executedRows } from '../../../platform/bulk-insert.js';
 import { narrowScopes } from '../../authz/permissions.js';
 import type { OAuthClient } from '../../oauth-clients/client-store.js';
-import { findUserByLogin, rolesOfUser, sourceIdsOfUser, type UserRow } from '../../users/queries.js';
+import { findUserByLogin, findUserWithRoles, rolesOfUser, sourceIdsOfUser, type UserRow } from '../../users/queries.js';
 import { InvalidScope } from '../errors.js';
 import { recordRefreshToken } from '../refresh-tokens.js';
 import type { IssuedTokens, TokenUser } from '../token-issuer.js';
@@ -35,27 +33,10 @@ export async function tokenUserOf(db: Executor, user: UserRow): Promise<TokenUse
   return claimsOf(user.login, roles, sources);
 }
 
-/**
- * A user's activation and token claims in one round trip (the refresh grant's hot path: each
- * query costs a socket write and a read); undefined for an unknown login.
- */
+/** A user's activation and token claims in one round trip (the refresh grant's hot path); undefined for an unknown login. */
 export async function loadTokenUser(db: Executor, login: string): Promise<{ activated: boolean; user: TokenUser } | undefined> {
-  const [row] = executedRows(await db.execute(sql`
-    select u.login, u.activated,
-      coalesce((select json_agg(json_build_object('authority', r.authority_name, 'projectName', p.project_name, 'organizationName', o.name) order by r.id)
-        from management.role_users ru join management.roles r on r.id = ru.role_id
-        left join management.projects p on p.id = r.project_id
-        left join management.organizations o on o.id = r.organization_id
-        where ru.user_id = u.id), '[]'::json) as roles,
-      coalesce((select json_agg(s.source_id order by s.id)
-        from management.sources s join management.subjects sj on sj.id = s.subject_id
-        where sj.user_id = u.id and not s.deleted), '[]'::json) as sources
-    from management.users u where u.login = ${login}`));
-  if (!row) return undefined;
-  // postgres.js parses json columns; PGlite may hand them over as text.
-  const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
-  const roles = json<{ authority: string; projectName: string | null; organizationName: string | null }[]>(row.roles);
-  return { activated: row.activated as boolean, user: claimsOf(row.login as string, roles, json<string[]>(row.sources)) };
+  const found = await findUserWithRoles(db, login, { sources: true });
+  return found && { activated: found.activated, user: claimsOf(found.login, found.roles, found.sources) };
 }
 
 function claimsOf(login: string, roles: readonly { authority: string; projectName: string | null; organizationName: string | null }[], sources: string[]): TokenUser {
