@@ -1,7 +1,8 @@
 /**
  * The management resource API (managementportal.md §2) under `/api`, plus `/management/audits`.
  * Every route here is authenticated first (bearer token or the signed-in session), except the
- * public ones (`/api/public/projects`, `/api/profile-info`, `/api/sitesettings`).
+ * public ones (`/api/public/projects`, `/api/profile-info`, `/api/sitesettings`, the account activation and
+ * password-reset pair, `GET /api/meta-token/{name}`).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ManagementApiDeps } from './api-deps.js';
@@ -20,17 +21,22 @@ import { revisionsRoutes } from './revisions/routes.js';
 import { auditsRoutes } from './audit/routes.js';
 import { publicRoutes } from './public/routes.js';
 import { accountRoutes, publicAccountRoutes } from './account/routes.js';
+import { pairingRoutes, publicMetaTokenRoutes } from './pairing/routes.js';
+import type { TokenIssuer } from './oauth/token-issuer.js';
 
 export interface ManagementApiOptions {
   deps: ManagementApiDeps;
   bearer: BearerAuth;
+  /** Mints the refresh tokens of pairing meta-tokens. */
+  issuer: TokenIssuer;
   /** Routes of other modules that live in the authenticated `/api` scope (e.g. OAuth clients). */
   extra?: FastifyPluginAsync;
 }
 
-export const managementApi: FastifyPluginAsync<ManagementApiOptions> = async (app, { deps, bearer, extra }) => {
+export const managementApi: FastifyPluginAsync<ManagementApiOptions> = async (app, { deps, bearer, issuer, extra }) => {
   await app.register(publicRoutes, { ...deps, prefix: '/api' });
   await app.register(publicAccountRoutes, { ...deps, prefix: '/api' });
+  await app.register(publicMetaTokenRoutes, { ...deps, issuer, prefix: '/api' });
   await app.register(async (secured) => {
     secured.addHook('onRequest', bearer.authenticate);
     // Every route here documents the bearer scheme (the signed-in session works too).
@@ -43,6 +49,7 @@ export const managementApi: FastifyPluginAsync<ManagementApiOptions> = async (ap
         sourceDataRoutes, usersRoutes, rolesRoutes, authoritiesRoutes, revisionsRoutes, accountRoutes]) {
         await api.register(routes, deps);
       }
+      await api.register(pairingRoutes, { ...deps, issuer });
     }, { prefix: '/api' });
     await secured.register(auditsRoutes, { ...deps, prefix: '/management' });
   });

@@ -29,6 +29,7 @@ import { managementApi } from './api.js';
 import { createAccountMail } from './mail/account-mail.js';
 import { MAINTENANCE_INTERVAL_MS, OAUTH_CLEANUP_JOBS, startMaintenance } from './maintenance.js';
 import { NOT_ACTIVATED_USERS_PURGE } from './account/purge.js';
+import { META_TOKEN_PURGE } from './pairing/purge.js';
 import { startCatalogueImport } from './catalogue/catalogue-import.js';
 import { createOAuthClientService } from './oauth-clients/service.js';
 import { authorizeRoutes } from './oauth/authorize/routes.js';
@@ -137,6 +138,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   app.addHook('onClose', async () => accountMail.close());
   await app.register(managementApi, {
     bearer,
+    issuer,
     deps: {
       db, audit, now, profile: config.profile,
       persistentTokenTimeoutMs: config.persistentMetaTokenTimeoutSeconds * 1000,
@@ -154,7 +156,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   });
 
   // Clean-up of expired and stale rows; every job is idempotent, so each instance runs them.
-  const stopMaintenance = startMaintenance({ db, jobs: [...OAUTH_CLEANUP_JOBS, NOT_ACTIVATED_USERS_PURGE], intervalMs: MAINTENANCE_INTERVAL_MS, now, log });
+  const stopMaintenance = startMaintenance({ db, jobs: [...OAUTH_CLEANUP_JOBS, NOT_ACTIVATED_USERS_PURGE, META_TOKEN_PURGE], intervalMs: MAINTENANCE_INTERVAL_MS, now, log });
   app.addHook('onClose', async () => stopMaintenance());
 
   if (app.config.managementportalCatalogueServerEnableAutoImport) {

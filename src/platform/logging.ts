@@ -5,8 +5,12 @@ import type { FastifyServerOptions, FastifyRequest } from 'fastify';
 // `key`: activation and password-reset keys (`/api/activate?key=`); `code_verifier`: PKCE.
 export const SECRET_QUERY_PARAMS = ['client_secret', 'password', 'refresh_token', 'code', 'access_token', 'key', 'code_verifier'];
 
-/** The request URL with secret query parameters replaced by `[Redacted]`. */
-export function redactedUrl(url: string): string {
+/** Path segments that are secrets themselves: a pairing meta-token's name hands out a refresh token. */
+const SECRET_PATH = /(\/api\/meta-token\/)[^/?#]+/;
+
+/** The request URL with secret path segments and query parameters replaced by `[Redacted]`. */
+export function redactedUrl(rawUrl: string): string {
+  const url = rawUrl.replace(SECRET_PATH, '$1[Redacted]');
   const q = url.indexOf('?');
   if (q < 0) return url;
   const params = new URLSearchParams(url.slice(q + 1));

@@ -92,6 +92,13 @@ describe('request logs', () => {
     expect(actuatorLine!.req.headers.authorization).toBe('[Redacted]');
   });
 
+  it('redact a meta-token name in the path (it hands out a refresh token)', async () => {
+    await t.app.inject({ method: 'GET', url: '/managementportal/api/meta-token/Sec.ret-1?x=1' });
+    expect(logged).not.toContain('Sec.ret-1');
+    const [line] = requestLines('/managementportal/api/meta-token/[Redacted]');
+    expect(line!.req.url).toBe('/managementportal/api/meta-token/[Redacted]?x=1');
+  });
+
   it('leave URLs without secret parameters as they are', async () => {
     await t.app.inject({ method: 'GET', url: '/projects/p-plain?page=3&sort=name' });
     const [line] = requestLines('/projects/p-plain');

@@ -11,7 +11,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ManagementApiDeps } from '../api-deps.js';
-import { ErrorVm, RadarErrorVm } from '../oauth-clients/schemas.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
 import { principal } from '../security/authorization.js';
 import { UserDto } from '../users/schemas.js';
 import { createResetRequestLimiter, TooManyResetRequests } from './limiter.js';

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ManagementApiDeps } from '../api-deps.js';
 import { pageOf, setPageHeaders } from '../http/paging.js';
-import { ErrorVm, RadarErrorVm } from '../oauth-clients/schemas.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
 import { requireGlobalPermission } from '../security/authorization.js';
 import { AUDIT_SORTS } from './queries.js';
 import { AuditEventDto, AuditParams, AuditsQuery } from './schemas.js';

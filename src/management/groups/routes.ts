@@ -5,9 +5,9 @@
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { actorOf } from '../security/authorization.js';
 import type { ManagementApiDeps } from '../api-deps.js';
-import { actorOf } from '../projects/routes.js';
-import { ErrorVm, RadarErrorVm } from '../projects/schemas.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
 import { GroupDeleteQuery, GroupDto, GroupInput, GroupParams, GroupsParams, GroupSubjectsPatch } from './schemas.js';
 import { createGroupService } from './service.js';
 

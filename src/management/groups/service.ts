@@ -18,7 +18,8 @@ import { BadRequest, Conflict, NotFound } from '../errors.js';
 import { fieldError } from '../http/validation.js';
 import { findProjectByName, type ProjectWithOrganization } from '../projects/queries.js';
 import { ENTITY_ID, ENTITY_ID_PATTERN } from '../projects/schemas.js';
-import { projectEntity, type Actor } from '../projects/service.js';
+import { projectEntity } from '../projects/service.js';
+import type { Actor } from '../security/authorization.js';
 import {
   countSubjectsInGroup, deleteGroup, findGroup, findSubjects, groupsOfProject, insertGroup, setSubjectsGroup, unsetSubjectsGroup,
   type GroupRow,

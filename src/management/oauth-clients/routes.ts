@@ -7,7 +7,8 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireGlobalPermission, requireScope } from '../security/authorization.js';
-import { ClientDetailsDto, ClientDetailsInput, ClientIdParams, ErrorVm, RadarErrorVm } from './schemas.js';
+import { ClientDetailsDto, ClientDetailsInput, ClientIdParams } from './schemas.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
 import type { OAuthClientService } from './service.js';
 
 const tags = ['management: oauth-clients'];

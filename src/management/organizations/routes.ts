@@ -10,9 +10,9 @@ import type { ManagementApiDeps } from '../api-deps.js';
 import { alert } from '../http/alerts.js';
 import { PageQuery } from '../http/paging.js';
 import { ProjectDto } from '../projects/dto.js';
-import { actorOf } from '../projects/routes.js';
-import { ErrorVm, OrganizationInput, RadarErrorVm } from '../projects/schemas.js';
-import { requireScope } from '../security/authorization.js';
+import { OrganizationInput } from '../projects/schemas.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
+import { actorOf, requireScope } from '../security/authorization.js';
 import { OrganizationNameParams, OrganizationWithProjectsDto } from './schemas.js';
 import { createOrganizationService } from './service.js';
 

@@ -19,7 +19,8 @@ import { ValidationFailed, type FieldError } from '../http/validation.js';
 import { loadProjectDtos, type ProjectDtoT } from '../projects/dto.js';
 import { projectsOfOrganizations, type Visibility } from '../projects/queries.js';
 import { ENTITY_ID, ENTITY_ID_PATTERN, type OrganizationInputT } from '../projects/schemas.js';
-import { visibilityOf, type Actor } from '../projects/service.js';
+import { visibilityOf } from '../projects/service.js';
+import type { Actor } from '../security/authorization.js';
 import { recordRevision } from '../revisions/record.js';
 import {
   findOrganizationById, findOrganizationByName, insertOrganization, listOrganizations, updateOrganization, type OrganizationRow,

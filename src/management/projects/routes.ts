@@ -11,23 +11,15 @@ import type { ManagementApiDeps } from '../api-deps.js';
 import { alert } from '../http/alerts.js';
 import { setPageHeaders } from '../http/paging.js';
 import { RoleDto } from '../roles/dto.js';
-import { authorize, listReferents, principal, requireScope } from '../security/authorization.js';
+import { actorOf, requireScope } from '../security/authorization.js';
 import { SourceTypeDto } from '../source-types/dto.js';
 import { ProjectDto } from './dto.js';
-import { ErrorVm, ProjectInput, ProjectListQuery, ProjectNameParams, RadarErrorVm } from './schemas.js';
-import { createProjectService, type Actor } from './service.js';
+import { ProjectInput, ProjectListQuery, ProjectNameParams } from './schemas.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
+import { createProjectService } from './service.js';
 
 const tags = ['management: projects'];
 
-/** The caller as services see it: name, entity-scoped checks and list referents (403 ErrorVM). */
-export function actorOf(request: FastifyRequest): Actor {
-  const auth = principal(request);
-  return {
-    name: auth.userName ?? auth.clientId ?? 'system',
-    check: (permission, entity) => { authorize(request, permission, entity); },
-    referents: (permission) => listReferents(request, permission),
-  };
-}
 
 const denied = { 401: ErrorVm, 403: ErrorVm };
 const bad = Type.Union([ErrorVm, RadarErrorVm]);

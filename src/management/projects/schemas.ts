@@ -9,9 +9,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { nullable } from '../../platform/schemas.js';
 import { PageQuery } from '../http/paging.js';
-import { ErrorVm, RadarErrorVm } from '../oauth-clients/schemas.js';
-
-export { ErrorVm, RadarErrorVm };
 
 /** The reference's `Constants.ENTITY_ID_REGEX` (logins, project, organization and group names). */
 export const ENTITY_ID_PATTERN = "^[_'.@A-Za-z0-9- ]*$";

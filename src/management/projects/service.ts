@@ -14,6 +14,7 @@
 import type { Database, Executor } from '../../platform/database.js';
 import { isUniqueViolation } from '../../platform/database.js';
 import type { EntityDetails, Referents } from '../authz/oracle.js';
+import type { Actor } from '../security/authorization.js';
 import { BadRequest, ErrorVmException, NotFound } from '../errors.js';
 import { parseInstant } from '../http/instants.js';
 import { pageOf, type Page } from '../http/paging.js';
@@ -34,15 +35,6 @@ import { ENTITY_ID, ENTITY_ID_PATTERN, type ProjectInputT, type ProjectListQuery
 const ENTITY = 'project';
 const OBJECT = 'projectDTO';
 
-/** The authenticated caller, as services see it (routes build it from the request). */
-export interface Actor {
-  /** Revision author and `created_by`: the user login, or the client id of a client-credentials token. */
-  name: string;
-  /** Throws 403 `error.accessDenied` unless the caller holds `permission` on `entity`. */
-  check(permission: string, entity: EntityDetails): void;
-  /** Where the caller holds `permission`, to filter lists (403 when it holds it nowhere). */
-  referents(permission: string): Referents;
-}
 
 /** What a list shows for these referents (the reference's `referentsByScope`, personal projects included). */
 export const visibilityOf = (referents: Referents): Visibility => referents.global

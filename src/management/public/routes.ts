@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { ManagementApiDeps } from '../api-deps.js';
 import { PageQuery, setPageHeaders } from '../http/paging.js';
-import { ErrorVm } from '../projects/schemas.js';
+import { ErrorVm } from '../http/error-schemas.js';
 import { ProfileInfo, PublicProjectDto, SiteSettings } from './schemas.js';
 import { createPublicService } from './service.js';
 

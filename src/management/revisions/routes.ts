@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ManagementApiDeps } from '../api-deps.js';
 import { MAX_PAGE_SIZE, PageQuery, pageOf, setPageHeaders } from '../http/paging.js';
-import { ErrorVm, RadarErrorVm } from '../oauth-clients/schemas.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
 import { requireSysAdmin } from '../roles/checks.js';
 import { REVISION_SORTS } from './queries.js';
 import { RevisionInfoDto, RevisionParams } from './schemas.js';

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ManagementApiDeps } from '../api-deps.js';
-import { ErrorVm } from '../oauth-clients/schemas.js';
+import { ErrorVm } from '../http/error-schemas.js';
 import { requireScope } from '../security/authorization.js';
 import { AuthorityDto } from './schemas.js';
 import { AUTHORITY_DTOS } from './service.js';

@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ManagementApiDeps } from '../api-deps.js';
 import { alert } from '../http/alerts.js';
-import { ErrorVm, RadarErrorVm } from '../oauth-clients/schemas.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
 import { principal, requireScope } from '../security/authorization.js';
 import { requireSysAdmin } from './checks.js';
 import { RoleDto, type RoleDtoT } from './dto.js';

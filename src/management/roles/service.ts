@@ -11,6 +11,7 @@ import { ROLES, type Authority } from '../authz/permissions.js';
 import { BadRequest, Conflict, NotFound } from '../errors.js';
 import { recordRevision, type EntityChange } from '../revisions/record.js';
 import type { RevisionType } from '../schema.js';
+import { authorName } from '../security/authorization.js';
 import type { MpAuth } from '../security/bearer-auth.js';
 import { requirePermission, roleEntity } from './checks.js';
 import { roleDto, type RoleDtoT } from './dto.js';
@@ -23,7 +24,6 @@ import type { AuthorityDtoT, RoleInputT } from './schemas.js';
 const ENTITY = 'role';
 
 /** What a revision names as its author: the user, or the client of a client-credentials token. */
-export const authorOf = (actor: MpAuth): string => actor.userName ?? actor.clientId ?? 'system';
 
 /** The authorities a role can be given in the UI: every non-personal one (participants are made through subjects). */
 export const AUTHORITY_DTOS: readonly AuthorityDtoT[] = [...ROLES.values()]
@@ -122,7 +122,7 @@ export function createRoleService(deps: { db: Database; now: () => number }): Ro
       if (id === undefined) throw exists(target);
       const role = (await findRoleRef(tx, id))!;
       requirePermission(actor, 'ROLE.CREATE', roleEntity(role));
-      await recordRevision(tx, authorOf(actor), [roleChange(role, 'ADD')], new Date(deps.now()));
+      await recordRevision(tx, authorName(actor), [roleChange(role, 'ADD')], new Date(deps.now()));
       return roleDto(role);
     });
   }
@@ -157,7 +157,7 @@ export function createRoleService(deps: { db: Database; now: () => number }): Ro
         const role = (await findRoleRef(tx, id))!;
         requirePermission(actor, 'ROLE.UPDATE', roleEntity(existing));
         requirePermission(actor, 'ROLE.UPDATE', roleEntity(role));
-        await recordRevision(tx, authorOf(actor), [roleChange(role, 'MOD')], new Date(deps.now()));
+        await recordRevision(tx, authorName(actor), [roleChange(role, 'MOD')], new Date(deps.now()));
         return { role: roleDto(role), created: false };
       });
     },

@@ -56,6 +56,27 @@ export function listReferents(request: FastifyRequest, permission: string): Refe
   return referentsOf(auth, permission);
 }
 
+/** Revision author and `created_by`: the user login, or the client id of a client-credentials token. */
+export const authorName = (auth: MpAuth): string => auth.userName ?? auth.clientId ?? 'system';
+
+/** The authenticated caller as services see it (they never see the request). */
+export interface Actor {
+  /** Revision author and `created_by` (`authorName`). */
+  name: string;
+  /** Throws 403 `error.accessDenied` unless the caller holds `permission` on `entity`. */
+  check(permission: string, entity: EntityDetails): void;
+  /** Where the caller holds `permission`, to filter lists (403 when it holds it nowhere). */
+  referents(permission: string): Referents;
+}
+
+export function actorOf(request: FastifyRequest): Actor {
+  return {
+    name: authorName(principal(request)),
+    check: (permission, entity) => { authorize(request, permission, entity); },
+    referents: (permission) => listReferents(request, permission),
+  };
+}
+
 /** preHandler: 403 unless `hasScope`. */
 export const requireScope = (permission: string): preHandlerAsyncHookHandler => async (request) => {
   authorizeScope(request, permission);

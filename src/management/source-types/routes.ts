@@ -8,12 +8,11 @@
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import type { ManagementApiDeps } from '../api-deps.js';
 import { alert } from '../http/alerts.js';
 import { MAX_PAGE_SIZE, pageOf, setPageHeaders } from '../http/paging.js';
-import { ErrorVm, RadarErrorVm } from '../oauth-clients/schemas.js';
-import { authorize, principal, requireGlobalPermission, requireScope } from '../security/authorization.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
+import { actorOf, authorize, requireGlobalPermission, requireScope } from '../security/authorization.js';
 import { SourceTypeDto } from './dto.js';
 import { SOURCE_TYPE_SORT, type SourceTypeSort } from './queries.js';
 import { ListQuery, ProducerModelParams, ProducerParams, SourceTypeInput, SourceTypeKeyParams } from './schemas.js';
@@ -23,10 +22,6 @@ const tags = ['management: source-types'];
 const SORTABLE = Object.keys(SOURCE_TYPE_SORT) as SourceTypeSort[];
 const errors = { 400: Type.Union([ErrorVm, RadarErrorVm]), 401: ErrorVm, 403: Type.Union([ErrorVm, RadarErrorVm]) };
 
-export const authorOf = (request: FastifyRequest): string => {
-  const auth = principal(request);
-  return auth.userName ?? auth.clientId ?? 'system';
-};
 const location = (t: { producer: string; model: string; catalogVersion: string }) =>
   `/api/source-types/${[t.producer, t.model, t.catalogVersion].map(encodeURIComponent).join('/')}`;
 
@@ -62,7 +57,7 @@ export const sourceTypesRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = a
     schema: { tags, summary: 'Create a source type with its source data', body: SourceTypeInput, response: { 201: SourceTypeDto, ...errors, 404: RadarErrorVm, 409: RadarErrorVm } },
     preHandler: requireGlobalPermission('SOURCETYPE.CREATE'),
   }, async (req, reply) => {
-    const created = await sourceTypes.create(req.body, authorOf(req));
+    const created = await sourceTypes.create(req.body, actorOf(req).name);
     alert(reply, 'sourceType', 'created', displayName(created));
     return reply.code(201).header('location', location(created)).send(created);
   });
@@ -73,12 +68,12 @@ export const sourceTypesRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = a
     const { id } = req.body;
     if (id == null) {
       authorize(req, 'SOURCETYPE.CREATE', {});
-      const created = await sourceTypes.create(req.body, authorOf(req));
+      const created = await sourceTypes.create(req.body, actorOf(req).name);
       alert(reply, 'sourceType', 'created', displayName(created));
       return reply.code(201).header('location', location(created)).send(created);
     }
     authorize(req, 'SOURCETYPE.UPDATE', {});
-    const updated = await sourceTypes.update({ ...req.body, id }, authorOf(req));
+    const updated = await sourceTypes.update({ ...req.body, id }, actorOf(req).name);
     alert(reply, 'sourceType', 'updated', displayName(updated));
     return updated;
   });
@@ -87,7 +82,7 @@ export const sourceTypesRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = a
     schema: { tags, summary: 'Delete a source type and its source data (403 while a project or source uses it)', params: SourceTypeKeyParams, response: { 200: Type.Null({ description: 'Empty body' }), ...errors, 404: RadarErrorVm } },
     preHandler: requireGlobalPermission('SOURCETYPE.DELETE'),
   }, async (req, reply) => {
-    const deleted = await sourceTypes.remove(req.params.producer, req.params.model, req.params.version, authorOf(req));
+    const deleted = await sourceTypes.remove(req.params.producer, req.params.model, req.params.version, actorOf(req).name);
     return alert(reply, 'sourceType', 'deleted', displayName(deleted)).send(undefined as never);
   });
 };

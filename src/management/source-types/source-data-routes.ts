@@ -7,11 +7,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ManagementApiDeps } from '../api-deps.js';
 import { alert } from '../http/alerts.js';
 import { MAX_PAGE_SIZE, pageOf, setPageHeaders } from '../http/paging.js';
-import { ErrorVm, RadarErrorVm } from '../oauth-clients/schemas.js';
-import { authorize, requireGlobalPermission, requireScope } from '../security/authorization.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
+import { actorOf, authorize, requireGlobalPermission, requireScope } from '../security/authorization.js';
 import { SourceDataDto } from './dto.js';
 import { SOURCE_DATA_SORT, type SourceDataSort } from './queries.js';
-import { authorOf } from './routes.js';
 import { ListQuery, SourceDataInput, SourceDataNameParams } from './schemas.js';
 import { createSourceDataService } from './source-data-service.js';
 
@@ -42,7 +41,7 @@ export const sourceDataRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = as
     schema: { tags, summary: 'Create a source data', body: SourceDataInput, response: { 201: SourceDataDto, ...errors, 404: RadarErrorVm, 409: RadarErrorVm } },
     preHandler: requireGlobalPermission('SOURCEDATA.CREATE'),
   }, async (req, reply) => {
-    const created = await sourceData.create(req.body, authorOf(req));
+    const created = await sourceData.create(req.body, actorOf(req).name);
     alert(reply, 'sourceData', 'created', created.sourceDataName);
     return reply.code(201).header('location', location(created.sourceDataName)).send(created);
   });
@@ -53,12 +52,12 @@ export const sourceDataRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = as
     const { id } = req.body;
     if (id == null) {
       authorize(req, 'SOURCEDATA.CREATE', {});
-      const created = await sourceData.create(req.body, authorOf(req));
+      const created = await sourceData.create(req.body, actorOf(req).name);
       alert(reply, 'sourceData', 'created', created.sourceDataName);
       return reply.code(201).header('location', location(created.sourceDataName)).send(created);
     }
     authorize(req, 'SOURCEDATA.UPDATE', {});
-    const updated = await sourceData.update({ ...req.body, id }, authorOf(req));
+    const updated = await sourceData.update({ ...req.body, id }, actorOf(req).name);
     alert(reply, 'sourceData', 'updated', updated.sourceDataName);
     return updated;
   });
@@ -67,7 +66,7 @@ export const sourceDataRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = as
     schema: { tags, summary: 'Delete a source data', params: SourceDataNameParams, response: { 200: Type.Null({ description: 'Empty body' }), ...errors, 404: RadarErrorVm } },
     preHandler: requireGlobalPermission('SOURCEDATA.DELETE'),
   }, async (req, reply) => {
-    await sourceData.remove(req.params.sourceDataName, authorOf(req));
+    await sourceData.remove(req.params.sourceDataName, actorOf(req).name);
     return alert(reply, 'sourceData', 'deleted', req.params.sourceDataName).send(undefined as never);
   });
 };

@@ -8,17 +8,15 @@
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import type { ManagementApiDeps } from '../api-deps.js';
 import { alert } from '../http/alerts.js';
 import { MAX_PAGE_SIZE, PageQuery, pageOf, setPageHeaders } from '../http/paging.js';
-import { ErrorVm, RadarErrorVm } from '../oauth-clients/schemas.js';
-import { authorize, listReferents, requireScope } from '../security/authorization.js';
-import { authorOf } from '../source-types/routes.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
+import { actorOf, listReferents, requireScope } from '../security/authorization.js';
 import { MinimalSourceDto, SourceDto } from './dto.js';
 import { SOURCE_SORT, type SourceSort } from './queries.js';
 import { ProjectNameParams, ProjectSourcesQuery, SourceInput, SourceNameParams } from './schemas.js';
-import { createSourceService, type Actor } from './service.js';
+import { createSourceService } from './service.js';
 
 const tags = ['management: sources'];
 const SORTABLE = Object.keys(SOURCE_SORT) as SourceSort[];
@@ -26,10 +24,6 @@ const SORTABLE = Object.keys(SOURCE_SORT) as SourceSort[];
 const PROJECT_PAGE_SIZE = 20;
 const errors = { 400: Type.Union([ErrorVm, RadarErrorVm]), 401: ErrorVm, 403: Type.Union([ErrorVm, RadarErrorVm]), 404: RadarErrorVm };
 
-const actorOf = (request: FastifyRequest): Actor => ({
-  guard: (permission, entity) => { authorize(request, permission, entity); },
-  author: authorOf(request),
-});
 const location = (sourceName: string) => `/api/sources/${encodeURIComponent(sourceName)}`;
 
 export const sourcesRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = async (app, deps) => {

@@ -2,7 +2,7 @@
  * Use cases of `/api/sources` and `/api/projects/{projectName}/sources` (the reference's
  * `SourceResource`, `SourceService` and `ProjectResource.getAllSourcesForProject`, managementportal.md
  * §2.3, §2.6). A source is checked on its project (and organization), its subject when it has one,
- * and itself; routes hand in that check as a `Guard`. Every change records a `source` revision in
+ * and itself; routes hand in that check as the caller's `Actor`. Every change records a `source` revision in
  * its transaction.
  *
  * Deviations from the reference:
@@ -15,6 +15,7 @@
  */
 import type { Database, Executor } from '../../platform/database.js';
 import type { EntityDetails } from '../authz/oracle.js';
+import type { Actor } from '../security/authorization.js';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../errors.js';
 import type { Page } from '../http/paging.js';
 import { recordRevision } from '../revisions/record.js';
@@ -33,13 +34,6 @@ const ENTITY = 'source';
 const OBJECT = 'sourceDTO';
 
 /** Throws 403 unless the caller holds `permission` on `entity` (the route binds it to the request). */
-export type Guard = (permission: string, entity: EntityDetails) => void;
-
-export interface Actor {
-  guard: Guard;
-  /** Revision author and audit columns: the user login or the client id. */
-  author: string;
-}
 
 /** The entity a source is checked as: its project (and organization), its subject, itself. */
 export const sourceEntity = (ref: SourceRef): EntityDetails => ({
@@ -63,29 +57,29 @@ export interface ProjectSourcesQuery {
 export interface SourceService {
   /** The sources of the projects `filter` lets through, one page. */
   list(filter: ProjectFilter, page: Page<SourceSort>): Promise<{ items: SourceDtoT[]; total: number }>;
-  /** @throws NotFound `error.sourceNotFound`; 403 from the guard (`SOURCE.READ`) */
+  /** @throws NotFound `error.sourceNotFound`; 403 from `actor.check` (`SOURCE.READ`) */
   get(sourceName: string, actor: Actor): Promise<SourceDtoT>;
   /**
    * A project's sources without `project`: with `assigned` all (un)assigned ones, otherwise one page
-   * (`total` set). @throws NotFound `error.projectNameNotFound`; 403 from the guard (`SOURCE.READ`)
+   * (`total` set). @throws NotFound `error.projectNameNotFound`; 403 from `actor.check` (`SOURCE.READ`)
    */
   listOfProject(projectName: string, query: ProjectSourcesQuery, actor: Actor): Promise<{ items: SourceDtoT[] | MinimalSourceDtoT[]; total?: number }>;
   /**
    * Creates a source with a generated `sourceId`; `subjectLogin` is ignored, as in the reference.
    * @throws BadRequest `error.idexists`, `error.sourceIdExists`, `error.sourceNameExists`, `error.sourceAssignedRequired`;
-   * NotFound for an unknown project or source type; 403 from the guard (`SOURCE.CREATE` on the project, or global)
+   * NotFound for an unknown project or source type; 403 from `actor.check` (`SOURCE.CREATE` on the project, or global)
    */
   create(input: SourceInputT, actor: Actor): Promise<SourceDtoT>;
   /**
    * Updates source `input.id`. Moving it to another project needs it unassigned (403
    * `error.sourceIsAssigned`) and its type in that project (403 `error.invalidTransfer`); the type
-   * is then kept. @throws NotFound; BadRequest `error.sourceNameExists`; 403 from the guard (`SOURCE.UPDATE`
+   * is then kept. @throws NotFound; BadRequest `error.sourceNameExists`; 403 from `actor.check` (`SOURCE.UPDATE`
    * on the source, the target project and a new subject)
    */
   update(input: SourceInputT & { id: number }, actor: Actor): Promise<SourceDtoT>;
   /**
    * Deletes a source that is not, and never was, assigned.
-   * @throws NotFound; BadRequest `error.sourceIsAssigned`; Conflict `error.sourceRevisionIsAssigned`; 403 from the guard
+   * @throws NotFound; BadRequest `error.sourceIsAssigned`; Conflict `error.sourceRevisionIsAssigned`; 403 from `actor.check`
    */
   remove(sourceName: string, actor: Actor): Promise<void>;
 }
@@ -105,15 +99,15 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
    * The project a body names (by id, else by name), checked with `permission`. An unknown project
    * is checked by the name given first, so only those who could act on it learn it is missing.
    */
-  async function projectOf(tx: Executor, ref: SourceInputT['project'], permission: string, guard: Guard): Promise<ProjectRef | null> {
+  async function projectOf(tx: Executor, ref: SourceInputT['project'], permission: string, check: Actor['check']): Promise<ProjectRef | null> {
     if (!ref || (ref.id == null && ref.projectName == null)) return null;
     const project = await findProject(tx, ref.id != null ? { id: ref.id } : { projectName: ref.projectName! });
     if (!project) {
       const name = ref.projectName ?? String(ref.id);
-      guard(permission, { project: name });
+      check(permission, { project: name });
       throw projectNotFound(name);
     }
-    guard(permission, projectEntity(project));
+    check(permission, projectEntity(project));
     return project;
   }
 
@@ -133,8 +127,8 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
     const sourceName = input.sourceName!;
     const at = new Date(now());
     return db.transaction(async (tx) => {
-      const project = await projectOf(tx, input.project, 'SOURCE.CREATE', actor.guard);
-      if (!project) actor.guard('SOURCE.CREATE', {});
+      const project = await projectOf(tx, input.project, 'SOURCE.CREATE', actor.check);
+      if (!project) actor.check('SOURCE.CREATE', {});
       if (input.id != null) throw new BadRequest('A new source cannot already have an ID', ENTITY, 'error.idexists');
       if (input.sourceId != null) throw new BadRequest('A new source cannot already have a Source ID', ENTITY, 'error.sourceIdExists');
       if (await sourceNameTaken(tx, sourceName)) throw new BadRequest('Source name already in use', ENTITY, 'error.sourceNameExists', { sourceName });
@@ -143,10 +137,10 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
       const row = await insertSource(tx, {
         sourceName, expectedSourceName: input.expectedSourceName ?? null, assigned: input.assigned,
         sourceTypeId: type.id, projectId: project?.id ?? null, attributes: input.attributes ?? {},
-        createdBy: actor.author, createdDate: at, lastModifiedBy: actor.author, lastModifiedDate: at,
+        createdBy: actor.name, createdDate: at, lastModifiedBy: actor.name, lastModifiedDate: at,
       });
       const dto = await dtoOf(tx, row.id);
-      await revision(tx, actor.author, dto, 'ADD');
+      await revision(tx, actor.name, dto, 'ADD');
       return dto;
     });
   }
@@ -160,17 +154,17 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
     async get(sourceName, actor) {
       const ref = await findSource(db, { name: sourceName });
       if (!ref) throw sourceNotFound(sourceName);
-      actor.guard('SOURCE.READ', sourceEntity(ref));
+      actor.check('SOURCE.READ', sourceEntity(ref));
       return (await loadSourceDtos(db, [ref], { withProject: true }))[0]!;
     },
 
     async listOfProject(projectName, query, actor) {
       const project = await findProject(db, { projectName });
       if (!project) {
-        actor.guard('SOURCE.READ', { project: projectName });
+        actor.check('SOURCE.READ', { project: projectName });
         throw projectNotFound(projectName);
       }
-      actor.guard('SOURCE.READ', projectEntity(project));
+      actor.check('SOURCE.READ', projectEntity(project));
       const { rows, total } = query.assigned !== undefined
         ? { rows: await projectSourcesByAssigned(db, project.id, query.assigned), total: undefined }
         : await pageProjectSources(db, project.id, query.page);
@@ -189,8 +183,8 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
       return db.transaction(async (tx) => {
         const existing = await findSource(tx, { id: input.id }, true);
         if (!existing) throw new NotFound('Source not found with id', ENTITY, 'error.sourceNotFound', { id: String(input.id) });
-        actor.guard('SOURCE.UPDATE', sourceEntity(existing));
-        const project = await projectOf(tx, input.project, 'SOURCE.UPDATE', actor.guard);
+        actor.check('SOURCE.UPDATE', sourceEntity(existing));
+        const project = await projectOf(tx, input.project, 'SOURCE.UPDATE', actor.check);
         let sourceTypeId: number | null;
         if ((existing.project?.id ?? null) !== (project?.id ?? null)) {
           if (existing.source.assigned) throw new Forbidden('Cannot transfer an assigned source', ENTITY, 'error.sourceIsAssigned');
@@ -207,7 +201,7 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
           const subject = await findSubjectByLogin(tx, input.subjectLogin);
           if (!subject) throw new NotFound('Subject not found with login', 'subject', 'error.subjectNotFound', { login: input.subjectLogin });
           // Assigning to a subject is an update of that subject's sources too.
-          actor.guard('SOURCE.UPDATE', {
+          actor.check('SOURCE.UPDATE', {
             organization: subject.project?.organizationName ?? null, project: subject.project?.projectName ?? null,
             subject: subject.login, source: sourceName,
           });
@@ -219,10 +213,10 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
         await updateSource(tx, existing.source.id, {
           sourceName, sourceId: input.sourceId ?? existing.source.sourceId, expectedSourceName: input.expectedSourceName ?? null,
           assigned: input.assigned!, sourceTypeId, projectId: project?.id ?? null, subjectId,
-          attributes: input.attributes ?? {}, lastModifiedBy: actor.author, lastModifiedDate: at,
+          attributes: input.attributes ?? {}, lastModifiedBy: actor.name, lastModifiedDate: at,
         });
         const dto = await dtoOf(tx, existing.source.id);
-        await revision(tx, actor.author, dto, 'MOD');
+        await revision(tx, actor.name, dto, 'MOD');
         return dto;
       });
     },
@@ -231,14 +225,14 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
       await db.transaction(async (tx) => {
         const ref = await findSource(tx, { name: sourceName }, true);
         if (!ref) throw sourceNotFound(sourceName);
-        actor.guard('SOURCE.DELETE', sourceEntity(ref));
+        actor.check('SOURCE.DELETE', sourceEntity(ref));
         if (ref.source.assigned) throw new BadRequest('Cannot delete an assigned source', ENTITY, 'error.sourceIsAssigned', { sourceName });
         if (await everAssigned(tx, ref.source.id)) {
           throw new Conflict('Cannot delete a previously assigned source', ENTITY, 'error.sourceRevisionIsAssigned', { sourceName });
         }
         const [dto] = await loadSourceDtos(tx, [ref], { withProject: true });
         await deleteSource(tx, ref.source.id);
-        await revision(tx, actor.author, dto!, 'DEL');
+        await revision(tx, actor.name, dto!, 'DEL');
       });
     },
   };

@@ -11,14 +11,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ManagementApiDeps } from '../api-deps.js';
 import { alert } from '../http/alerts.js';
 import { MAX_PAGE_SIZE, PageQuery, pageOf, setPageHeaders } from '../http/paging.js';
-import { authorize, principal, requireScope } from '../security/authorization.js';
+import { actorOf, requireScope } from '../security/authorization.js';
 import { MinimalSourceDto } from '../sources/dto.js';
 import { nextLink } from './criteria.js';
 import {
   ErrorVm, LoginParams, ProjectNameParams, RadarErrorVm, RevisionDto, RevisionParams, SourceAttributesInput, SourceNameParams,
   SourceRegistrationInput, StoredSubjectDto, SubjectDto, SubjectInput, SubjectListQuery, SubjectSourcesQuery, type SubjectListQueryT,
 } from './schemas.js';
-import { createSubjectService, type Caller, type SubjectPage } from './service.js';
+import { createSubjectService, type SubjectPage } from './service.js';
 import { createSubjectRevisionsService } from './subject-revisions.js';
 import { createSubjectSourcesService } from './subject-sources.js';
 
@@ -27,14 +27,6 @@ const either = Type.Union([ErrorVm, RadarErrorVm]);
 const errors = { 400: either, 401: ErrorVm, 403: either, 404: RadarErrorVm };
 const writeErrors = { ...errors, 409: either };
 
-/** The use cases' view of the request: author name and the permission check. */
-function callerOf(request: FastifyRequest): Caller {
-  const auth = principal(request);
-  return {
-    name: auth.userName ?? auth.clientId ?? 'system',
-    check: (permission, entity) => { authorize(request, permission, entity); },
-  };
-}
 
 const pathOf = (request: FastifyRequest) => request.url.split('?')[0]!;
 
@@ -60,7 +52,7 @@ export const subjectsRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = asyn
       response: { 201: SubjectDto, ...writeErrors },
     },
   }, async (req, reply) => {
-    const created = await subjects.create(req.body, callerOf(req));
+    const created = await subjects.create(req.body, actorOf(req));
     return alert(reply.code(201).header('location', `/api/subjects/${encodeURIComponent(created.login)}`), 'subject', 'created', created.login)
       .send(created);
   });
@@ -71,7 +63,7 @@ export const subjectsRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = asyn
       response: { 200: SubjectDto, 201: SubjectDto, ...writeErrors },
     },
   }, async (req, reply) => {
-    const { created, subject } = await subjects.update(req.body, callerOf(req));
+    const { created, subject } = await subjects.update(req.body, actorOf(req));
     if (created) reply.code(201).header('location', `/api/subjects/${encodeURIComponent(subject.login)}`);
     return alert(reply, 'subject', created ? 'created' : 'updated', subject.login).send(subject);
   });
@@ -82,7 +74,7 @@ export const subjectsRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = asyn
       response: { 200: SubjectDto, ...writeErrors },
     },
   }, async (req, reply) => {
-    const subject = await subjects.discontinue(req.body, callerOf(req));
+    const subject = await subjects.discontinue(req.body, actorOf(req));
     return alert(reply, 'subject', 'updated', subject.login).send(subject);
   });
 
@@ -91,7 +83,7 @@ export const subjectsRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = asyn
       tags, summary: 'Subjects by criteria, keyset-paged (with projectName and externalId: the one subject)', querystring: SubjectListQuery,
       response: { 200: Type.Array(SubjectDto), ...errors },
     },
-  }, async (req, reply) => sendPage(req, reply, await subjects.list(req.query, callerOf(req))));
+  }, async (req, reply) => sendPage(req, reply, await subjects.list(req.query, actorOf(req))));
 
   app.get('/projects/:projectName/subjects', {
     schema: {
@@ -99,18 +91,18 @@ export const subjectsRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = asyn
       response: { 200: Type.Array(SubjectDto), ...errors },
     },
     preHandler: requireScope('SUBJECT.READ'),
-  }, async (req, reply) => sendPage(req, reply, await subjects.list(req.query, callerOf(req), req.params.projectName)));
+  }, async (req, reply) => sendPage(req, reply, await subjects.list(req.query, actorOf(req), req.params.projectName)));
 
   app.get('/subjects/:login', {
     schema: { tags, summary: 'One subject, with its full project', params: LoginParams, response: { 200: SubjectDto, ...errors } },
     preHandler: requireScope('SUBJECT.READ'),
-  }, async (req) => subjects.get(req.params.login, callerOf(req)));
+  }, async (req) => subjects.get(req.params.login, actorOf(req)));
 
   app.delete('/subjects/:login', {
     schema: { tags, summary: 'Delete a subject and its account (sources released)', params: LoginParams, response: { 200: Type.Null({ description: 'Empty body' }), ...errors } },
     preHandler: requireScope('SUBJECT.DELETE'),
   }, async (req, reply) => {
-    await subjects.remove(req.params.login, callerOf(req));
+    await subjects.remove(req.params.login, actorOf(req));
     return alert(reply, 'subject', 'deleted', req.params.login).send(undefined as never);
   });
 
@@ -122,7 +114,7 @@ export const subjectsRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = asyn
     preHandler: requireScope('SUBJECT.READ'),
   }, async (req, reply) => {
     const page = pageOf(req.query, ['id'] as const, MAX_PAGE_SIZE);
-    const { revisions: list, total } = await revisions.list(req.params.login, page, callerOf(req));
+    const { revisions: list, total } = await revisions.list(req.params.login, page, actorOf(req));
     setPageHeaders(reply, req, page, total);
     return list;
   });
@@ -133,7 +125,7 @@ export const subjectsRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = asyn
       response: { 200: StoredSubjectDto, ...errors },
     },
     preHandler: requireScope('SUBJECT.READ'),
-  }, async (req) => revisions.at(req.params.login, req.params.revisionNb, callerOf(req)));
+  }, async (req) => revisions.at(req.params.login, req.params.revisionNb, actorOf(req)));
 
   app.get('/subjects/:login/sources', {
     schema: {
@@ -141,7 +133,7 @@ export const subjectsRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = asyn
       response: { 200: Type.Array(MinimalSourceDto), ...errors },
     },
     preHandler: requireScope('SUBJECT.READ'),
-  }, async (req) => sources.list(req.params.login, req.query.withInactiveSources ?? false, callerOf(req)));
+  }, async (req) => sources.list(req.params.login, req.query.withInactiveSources ?? false, actorOf(req)));
 
   app.post('/subjects/:login/sources', {
     schema: {
@@ -151,7 +143,7 @@ export const subjectsRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = asyn
     },
     preHandler: requireScope('SUBJECT.UPDATE'),
   }, async (req, reply) => {
-    const { created, source } = await sources.register(req.params.login, req.body, callerOf(req));
+    const { created, source } = await sources.register(req.params.login, req.body, actorOf(req));
     if (created) reply.code(201).header('location', `/api/sources/${encodeURIComponent(source.sourceName)}`);
     return alert(reply, 'source', created ? 'created' : 'updated', source.sourceName).send(source);
   });
@@ -162,5 +154,5 @@ export const subjectsRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = asyn
       response: { 200: MinimalSourceDto, ...errors },
     },
     preHandler: requireScope('SUBJECT.UPDATE'),
-  }, async (req) => sources.updateAttributes(req.params.login, req.params.sourceName, req.body, callerOf(req)));
+  }, async (req) => sources.updateAttributes(req.params.login, req.params.sourceName, req.body, actorOf(req)));
 };

@@ -8,7 +8,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { nullable } from '../../platform/schemas.js';
 import { PageQuery } from '../http/paging.js';
-import { ErrorVm, RadarErrorVm } from '../oauth-clients/schemas.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
 import { ProjectDto } from '../projects/dto.js';
 import { RoleDto } from '../roles/dto.js';
 import { MinimalSourceDto } from '../sources/dto.js';

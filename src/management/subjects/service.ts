@@ -32,10 +32,10 @@ import {
 import { SUBJECT_STATUSES, type SubjectDtoT, type SubjectInputT, type SubjectListQueryT, type SubjectStatus } from './schemas.js';
 import {
   fullSubjectDto, projectNotFound, recordSubjectRevision, reduced, SUBJECT, subjectEntity, subjectNotFound,
-  type Caller, type SubjectServiceDeps,
+  type Actor, type SubjectServiceDeps,
 } from './shared.js';
 
-export type { Caller, SubjectServiceDeps };
+export type { Actor, SubjectServiceDeps };
 
 export interface SubjectPage {
   items: SubjectDtoT[];
@@ -49,17 +49,17 @@ export interface SubjectService {
    * `error.groupNotFound`, `error.validation`; NotFound `error.projectNameNotFound`, `error.sourceNotFound`;
    * Conflict `error.userexists`.
    */
-  create(input: SubjectInputT, caller: Caller): Promise<SubjectDtoT>;
+  create(input: SubjectInputT, actor: Actor): Promise<SubjectDtoT>;
   /** PUT /api/subjects: `created` when the body had no id (then it is a create). @throws as create, NotFound `error.subjectNotFound` */
-  update(input: SubjectInputT, caller: Caller): Promise<{ created: boolean; subject: SubjectDtoT }>;
+  update(input: SubjectInputT, actor: Actor): Promise<{ created: boolean; subject: SubjectDtoT }>;
   /** PUT /api/subjects/discontinue. @throws BadRequest `subjectNotAvailable`, `projectrequired`; NotFound */
-  discontinue(input: SubjectInputT, caller: Caller): Promise<SubjectDtoT>;
+  discontinue(input: SubjectInputT, actor: Actor): Promise<SubjectDtoT>;
   /** DELETE /api/subjects/{login}: sources released, the subject and its account deleted. @throws NotFound */
-  remove(login: string, caller: Caller): Promise<void>;
+  remove(login: string, actor: Actor): Promise<void>;
   /** GET /api/subjects/{login}, with the full project. @throws NotFound */
-  get(login: string, caller: Caller): Promise<SubjectDtoT>;
+  get(login: string, actor: Actor): Promise<SubjectDtoT>;
   /** GET /api/subjects (and, with `projectName` set, /api/projects/{projectName}/subjects). */
-  list(query: SubjectListQueryT, caller: Caller, projectName?: string): Promise<SubjectPage>;
+  list(query: SubjectListQueryT, actor: Actor, projectName?: string): Promise<SubjectPage>;
 }
 
 /** How long a big list's count is reused, and from which size on (count-cache.ts). */
@@ -152,10 +152,10 @@ export function createSubjectService(deps: SubjectServiceDeps): SubjectService {
     }
   }
 
-  async function create(input: SubjectInputT, caller: Caller): Promise<SubjectDtoT> {
+  async function create(input: SubjectInputT, actor: Actor): Promise<SubjectDtoT> {
     const projectName = projectNameOf(input);
     const project = await findProjectByName(db, projectName);
-    caller.check('SUBJECT.CREATE', { project: projectName, organization: project?.organizationName ?? null });
+    actor.check('SUBJECT.CREATE', { project: projectName, organization: project?.organizationName ?? null });
     if (!project) throw projectNotFound(projectName);
     if (input.id != null) throw new BadRequest('A new subject cannot already have an ID', SUBJECT, 'idexists');
     const fields = fieldsOf(input);
@@ -173,19 +173,19 @@ export function createSubjectService(deps: SubjectServiceDeps): SubjectService {
       }
       const user = await insertSubjectUser(tx, {
         login, passwordHash, activated: true, langKey: 'en',
-        createdBy: caller.name, createdDate: at, lastModifiedBy: caller.name, lastModifiedDate: at,
+        createdBy: actor.name, createdDate: at, lastModifiedBy: actor.name, lastModifiedDate: at,
       });
       const { id } = await insertSubject(tx, {
         userId: user.id, ...fields, enrollmentDate: fields.enrollmentDate ?? at, groupId,
         // The reference maps the status first and then activates every new participant.
         removed: status ? statusFlags(status).removed : false,
-        createdBy: caller.name, createdDate: at, lastModifiedBy: caller.name, lastModifiedDate: at,
+        createdBy: actor.name, createdDate: at, lastModifiedBy: actor.name, lastModifiedDate: at,
       });
       await addUserRole(tx, user.id, await projectRoleId(tx, 'ROLE_PARTICIPANT', project.id));
-      await assignSources(tx, sources.map((s) => s.id), id, caller.name, at);
+      await assignSources(tx, sources.map((s) => s.id), id, actor.name, at);
       const dto = await fullSubjectDto(tx, (await findSubjectById(tx, id))!, deps);
       await recordSubjectRevision(tx, {
-        caller, revisionType: 'ADD', subject: dto, at,
+        actor, revisionType: 'ADD', subject: dto, at,
         sources: await changedSources(tx, sources.map((s) => s.id), login),
       });
       return dto;
@@ -199,8 +199,8 @@ export function createSubjectService(deps: SubjectServiceDeps): SubjectService {
     return (await sourcesByIds(tx, ids)).map((row) => ({ row, revisionType: 'MOD' as const, subjectLogin }));
   }
 
-  async function update(input: SubjectInputT, caller: Caller) {
-    if (input.id == null) return { created: true, subject: await create(input, caller) };
+  async function update(input: SubjectInputT, actor: Actor) {
+    if (input.id == null) return { created: true, subject: await create(input, actor) };
     const projectName = projectNameOf(input);
     const id = input.id;
     const fields = fieldsOf(input);
@@ -211,9 +211,9 @@ export function createSubjectService(deps: SubjectServiceDeps): SubjectService {
       if (!row) throw subjectNotFound(`Subject with ID ${id} not found.`);
       const { active } = await participantProjects(tx, row.userId);
       const target = await findProjectByName(tx, projectName);
-      caller.check('SUBJECT.UPDATE', subjectEntity(row.login, active));
+      actor.check('SUBJECT.UPDATE', subjectEntity(row.login, active));
       if (active?.projectName !== projectName) {
-        caller.check('SUBJECT.UPDATE', { project: projectName, organization: target?.organizationName ?? null, subject: row.login });
+        actor.check('SUBJECT.UPDATE', { project: projectName, organization: target?.organizationName ?? null, subject: row.login });
       }
       if (!target) throw projectNotFound(projectName);
       await checkExternalId(tx, target, fields.externalId, row.id);
@@ -221,13 +221,13 @@ export function createSubjectService(deps: SubjectServiceDeps): SubjectService {
       const sources = await givenSources(tx, input, target);
 
       const flags = status ? statusFlags(status) : { activated: row.activated, removed: row.removed };
-      await updateSubject(tx, row.id, { ...fields, groupId, removed: flags.removed, lastModifiedBy: caller.name, lastModifiedDate: at });
-      if (flags.activated !== row.activated) await setUserActivated(tx, row.userId, flags.activated, caller.name, at);
+      await updateSubject(tx, row.id, { ...fields, groupId, removed: flags.removed, lastModifiedBy: actor.name, lastModifiedDate: at });
+      if (flags.activated !== row.activated) await setUserActivated(tx, row.userId, flags.activated, actor.name, at);
       if (active?.id !== target.id) await moveToProject(tx, row.userId, target.id);
-      await assignSources(tx, sources.map((s) => s.id), row.id, caller.name, at);
+      await assignSources(tx, sources.map((s) => s.id), row.id, actor.name, at);
       const dto = await fullSubjectDto(tx, (await findSubjectById(tx, row.id))!, deps);
       await recordSubjectRevision(tx, {
-        caller, revisionType: 'MOD', subject: dto, at, sources: await changedSources(tx, sources.map((s) => s.id), row.login),
+        actor, revisionType: 'MOD', subject: dto, at, sources: await changedSources(tx, sources.map((s) => s.id), row.login),
       });
       return dto;
     });
@@ -245,7 +245,7 @@ export function createSubjectService(deps: SubjectServiceDeps): SubjectService {
     await addUserRole(tx, userId, await projectRoleId(tx, 'ROLE_PARTICIPANT', projectId));
   }
 
-  async function discontinue(input: SubjectInputT, caller: Caller): Promise<SubjectDtoT> {
+  async function discontinue(input: SubjectInputT, actor: Actor): Promise<SubjectDtoT> {
     if (input.id == null) throw new BadRequest('No subject found', SUBJECT, 'subjectNotAvailable');
     projectNameOf(input);
     const id = input.id;
@@ -254,54 +254,54 @@ export function createSubjectService(deps: SubjectServiceDeps): SubjectService {
       const row = await findSubjectById(tx, id, true);
       if (!row) throw subjectNotFound(`Subject with ID ${id} not found.`);
       const { active } = await participantProjects(tx, row.userId);
-      caller.check('SUBJECT.UPDATE', subjectEntity(row.login, active));
-      const released = await releaseSources(tx, row.id, caller.name, at);
-      await updateSubject(tx, row.id, { removed: true, lastModifiedBy: caller.name, lastModifiedDate: at });
+      actor.check('SUBJECT.UPDATE', subjectEntity(row.login, active));
+      const released = await releaseSources(tx, row.id, actor.name, at);
+      await updateSubject(tx, row.id, { removed: true, lastModifiedBy: actor.name, lastModifiedDate: at });
       // A deactivated account can no longer refresh its tokens.
-      await setUserActivated(tx, row.userId, false, caller.name, at);
+      await setUserActivated(tx, row.userId, false, actor.name, at);
       const dto = await fullSubjectDto(tx, (await findSubjectById(tx, row.id))!, deps);
       await recordSubjectRevision(tx, {
-        caller, revisionType: 'MOD', subject: dto, at, sources: released.map((row) => ({ row, revisionType: 'MOD' as const, subjectLogin: null })),
+        actor, revisionType: 'MOD', subject: dto, at, sources: released.map((row) => ({ row, revisionType: 'MOD' as const, subjectLogin: null })),
       });
       return dto;
     });
     counts.clear();
-    deps.audit.record({ principal: caller.name, type: 'SUBJECT_DISCONTINUE', data: { subject_login: subject.login }, date: at });
+    deps.audit.record({ principal: actor.name, type: 'SUBJECT_DISCONTINUE', data: { subject_login: subject.login }, date: at });
     return reduced(subject);
   }
 
-  async function remove(login: string, caller: Caller): Promise<void> {
+  async function remove(login: string, actor: Actor): Promise<void> {
     const at = now();
     await db.transaction(async (tx) => {
       const row = await findSubjectByLogin(tx, login, true);
       if (!row) throw subjectNotFound();
       const { associated } = await participantProjects(tx, row.userId);
-      caller.check('SUBJECT.DELETE', subjectEntity(row.login, associated));
+      actor.check('SUBJECT.DELETE', subjectEntity(row.login, associated));
       const before = await fullSubjectDto(tx, row, deps);
-      const released = await releaseSources(tx, row.id, caller.name, at);
+      const released = await releaseSources(tx, row.id, actor.name, at);
       await deleteSubjectUser(tx, row.userId);
-      await recordSubjectRevision(tx, { caller, revisionType: 'DEL', subject: before, at, sources: released.map((row) => ({ row, revisionType: 'MOD' as const, subjectLogin: null })) });
+      await recordSubjectRevision(tx, { actor, revisionType: 'DEL', subject: before, at, sources: released.map((row) => ({ row, revisionType: 'MOD' as const, subjectLogin: null })) });
     });
     counts.clear();
   }
 
-  async function get(login: string, caller: Caller): Promise<SubjectDtoT> {
+  async function get(login: string, actor: Actor): Promise<SubjectDtoT> {
     const row = await findSubjectByLogin(db, login);
     if (!row) throw subjectNotFound();
     const { active } = await participantProjects(db, row.userId);
-    caller.check('SUBJECT.READ', subjectEntity(row.login, active));
+    actor.check('SUBJECT.READ', subjectEntity(row.login, active));
     return fullSubjectDto(db, row, deps);
   }
 
-  async function list(query: SubjectListQueryT, caller: Caller, pathProject?: string): Promise<SubjectPage> {
+  async function list(query: SubjectListQueryT, actor: Actor, pathProject?: string): Promise<SubjectPage> {
     const criteria = subjectCriteria(query, pathProject !== undefined ? { projectName: pathProject } : {});
     const { projectName } = criteria;
     // Without a project this is a global check: system admins and client credentials.
-    if (projectName === undefined) caller.check('SUBJECT.READ', {});
+    if (projectName === undefined) actor.check('SUBJECT.READ', {});
 
     if (pathProject === undefined && projectName !== undefined && criteria.externalId !== undefined) {
       const project = await findProjectByName(db, projectName);
-      caller.check('SUBJECT.READ', { project: projectName, organization: project?.organizationName ?? null });
+      actor.check('SUBJECT.READ', { project: projectName, organization: project?.organizationName ?? null });
       const row = await findByExternalId(db, criteria, criteria.externalId);
       if (!row) throw subjectNotFound('Subject not found with external id', { projectName, externalId: criteria.externalId });
       return { items: [reduced(await fullSubjectDto(db, row, deps))] };
@@ -314,7 +314,7 @@ export function createSubjectService(deps: SubjectServiceDeps): SubjectService {
       counts.count(countKey(criteria), () => countSubjects(db, criteria)),
     ]);
     if (pathProject !== undefined && !project) throw projectNotFound(pathProject);
-    if (projectName !== undefined) caller.check('SUBJECT.READ', { project: projectName, organization: project?.organizationName ?? null });
+    if (projectName !== undefined) actor.check('SUBJECT.READ', { project: projectName, organization: project?.organizationName ?? null });
     const last = rows.at(-1);
     return {
       items: rows.map(listedSubjectDto),

@@ -1,4 +1,4 @@
-/** What the subject use cases share: the caller, the reference's errors, entity details and revisions. */
+/** What the subject use cases share: the actor, the reference's errors, entity details and revisions. */
 import type { Database, Executor } from '../../platform/database.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { EntityDetails } from '../authz/oracle.js';
@@ -21,14 +21,9 @@ export interface SubjectServiceDeps {
   persistentTokenTimeoutMs?: number;
 }
 
-/**
- * Who calls a use case: the name recorded as author, and the permission check (radar-auth
- * `checkPermission`, 403 when it fails) the use case runs once it knows the entity.
- */
-export interface Caller {
-  name: string;
-  check(permission: string, entity: EntityDetails): void;
-}
+/** Who calls a use case (security/authorization.ts): the author name and the permission check it runs once it knows the entity. */
+import type { Actor } from '../security/authorization.js';
+export type { Actor };
 
 /** The permission target of a subject in a project (the project's organization included, for organization admins). */
 export const subjectEntity = (login: string, project: ProjectRef | undefined): EntityDetails => ({
@@ -68,7 +63,7 @@ export async function sourceChanges(tx: Executor, changed: readonly SourceChange
 }
 
 export interface RecordOptions {
-  caller: Caller;
+  actor: Actor;
   revisionType: EntityChange['revisionType'];
   /** The subject's DTO as GET returns it (after the change; before it, for a delete). */
   subject: SubjectDtoT;
@@ -83,7 +78,7 @@ export async function recordSubjectRevision(tx: Executor, options: RecordOptions
     revisionType: options.revisionType, entity: options.subject,
   }];
   changes.push(...await sourceChanges(tx, options.sources ?? []));
-  await recordRevision(tx, options.caller.name, changes, options.at);
+  await recordRevision(tx, options.actor.name, changes, options.at);
 }
 
 /** The subject's DTO as GET returns it (full project), read inside `tx`. */

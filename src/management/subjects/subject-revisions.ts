@@ -8,23 +8,23 @@ import type { Page } from '../http/paging.js';
 import { latestChangeByKey } from '../revisions/record.js';
 import { countSubjectChanges, findProjectByName, findSubjectByLogin, participantProjects, subjectChangeAt, subjectChanges } from './queries.js';
 import type { RevisionDtoT } from './schemas.js';
-import { subjectEntity, subjectNotFound, type Caller, type SubjectServiceDeps } from './shared.js';
+import { subjectEntity, subjectNotFound, type Actor, type SubjectServiceDeps } from './shared.js';
 
 export interface SubjectRevisionsService {
   /** GET …/revisions, paged by revision id (`sort=id,desc` newest first). @throws NotFound for an unknown (or deleted) subject */
-  list(login: string, page: Page<'id'>, caller: Caller): Promise<{ revisions: RevisionDtoT[]; total: number }>;
+  list(login: string, page: Page<'id'>, actor: Actor): Promise<{ revisions: RevisionDtoT[]; total: number }>;
   /** GET …/revisions/{n}: the subject's DTO as of revision n. @throws NotFound when it did not exist then */
-  at(login: string, revision: number, caller: Caller): Promise<Record<string, unknown>>;
+  at(login: string, revision: number, actor: Actor): Promise<Record<string, unknown>>;
 }
 
 export function createSubjectRevisionsService(deps: SubjectServiceDeps): SubjectRevisionsService {
   const { db } = deps;
 
-  async function list(login: string, page: Page<'id'>, caller: Caller) {
+  async function list(login: string, page: Page<'id'>, actor: Actor) {
     const row = await findSubjectByLogin(db, login);
     if (!row) throw subjectNotFound();
     const { associated } = await participantProjects(db, row.userId);
-    caller.check('SUBJECT.READ', subjectEntity(login, associated));
+    actor.check('SUBJECT.READ', subjectEntity(login, associated));
     const [rows, total] = await Promise.all([
       subjectChanges(db, row.id, { offset: page.offset, size: page.size, descending: page.sort[0]?.direction === 'desc' }),
       countSubjectChanges(db, row.id),
@@ -37,12 +37,12 @@ export function createSubjectRevisionsService(deps: SubjectServiceDeps): Subject
     };
   }
 
-  async function at(login: string, revision: number, caller: Caller) {
+  async function at(login: string, revision: number, actor: Actor) {
     const latest = await latestChangeByKey(db, 'subject', login);
     if (!latest) throw subjectNotFound('Subject latest revision not found for login', { subjectLogin: login });
     const projectName = (latest.entity.project as { projectName?: string } | undefined)?.projectName;
     const project = projectName !== undefined ? await findProjectByName(db, projectName) : undefined;
-    caller.check('SUBJECT.READ', subjectEntity(login, project ?? (projectName !== undefined ? { id: 0, projectName, organizationName: null } : undefined)));
+    actor.check('SUBJECT.READ', subjectEntity(login, project ?? (projectName !== undefined ? { id: 0, projectName, organizationName: null } : undefined)));
     const change = await subjectChangeAt(db, latest.entityId, revision);
     if (!change || change.revisionType === 'DEL') {
       throw subjectNotFound('subject not found for given login and revision.', { subjectLogin: login });

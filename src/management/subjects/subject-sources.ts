@@ -21,12 +21,12 @@ import {
 } from './queries.js';
 import type { SourceRegistrationInputT } from './schemas.js';
 import {
-  fullSubjectDto, recordSubjectRevision, SUBJECT, sourceChanges, subjectEntity, subjectNotFound, type Caller, type SubjectServiceDeps,
+  fullSubjectDto, recordSubjectRevision, SUBJECT, sourceChanges, subjectEntity, subjectNotFound, type Actor, type SubjectServiceDeps,
 } from './shared.js';
 
 export interface SubjectSourcesService {
   /** GET …/sources; `withInactiveSources` adds every source the subject's revisions ever listed. @throws NotFound */
-  list(login: string, withInactiveSources: boolean, caller: Caller): Promise<MinimalSourceDtoT[]>;
+  list(login: string, withInactiveSources: boolean, actor: Actor): Promise<MinimalSourceDtoT[]>;
   /**
    * POST …/sources: a new source of a dynamic type (`created`), or name and attributes of one of
    * the subject's sources given by `sourceId`. @throws BadRequest `error.validation`,
@@ -34,28 +34,28 @@ export interface SubjectSourcesService {
    * `error.sourceTypeNotFound`, `error.subjectNotFound`, `error.sourceNotFound`; Forbidden
    * `error.activeParticipantProjectNotFound`; Conflict `error.sourceTypeExists`, `error.sourceNameExists`
    */
-  register(login: string, input: SourceRegistrationInputT, caller: Caller): Promise<{ created: boolean; source: MinimalSourceDtoT }>;
+  register(login: string, input: SourceRegistrationInputT, actor: Actor): Promise<{ created: boolean; source: MinimalSourceDtoT }>;
   /** POST …/sources/{sourceName}: merges attributes. @throws NotFound `error.subjectNotFound` (subject or source) */
-  updateAttributes(login: string, sourceName: string, attributes: Record<string, string>, caller: Caller): Promise<MinimalSourceDtoT>;
+  updateAttributes(login: string, sourceName: string, attributes: Record<string, string>, actor: Actor): Promise<MinimalSourceDtoT>;
 }
 
 const typeParams = (type: SourceTypeRow, login: string) =>
   ({ producer: type.producer, model: type.model, catalogVersion: type.catalogVersion, userId: login });
 
 /** A source's own revision (its subject's list of sources is unchanged). */
-async function recordSourceChange(tx: Executor, row: SourceRow, login: string, caller: Caller, at: Date) {
-  await recordRevision(tx, caller.name, await sourceChanges(tx, [{ row, revisionType: 'MOD', subjectLogin: login }]), at);
+async function recordSourceChange(tx: Executor, row: SourceRow, login: string, actor: Actor, at: Date) {
+  await recordRevision(tx, actor.name, await sourceChanges(tx, [{ row, revisionType: 'MOD', subjectLogin: login }]), at);
 }
 
 export function createSubjectSourcesService(deps: SubjectServiceDeps): SubjectSourcesService {
   const { db } = deps;
   const now = () => new Date(deps.now());
 
-  async function list(login: string, withInactiveSources: boolean, caller: Caller) {
+  async function list(login: string, withInactiveSources: boolean, actor: Actor) {
     const row = await findSubjectByLogin(db, login);
     if (!row) throw subjectNotFound();
     const { associated } = await participantProjects(db, row.userId);
-    caller.check('SUBJECT.READ', subjectEntity(login, associated));
+    actor.check('SUBJECT.READ', subjectEntity(login, associated));
     const current = (await loadSubjectSources(db, [row.id])).get(row.id) ?? [];
     if (!withInactiveSources) return current;
     // Distinct by sourceId in order of first appearance; the latest state of each wins.
@@ -82,14 +82,14 @@ export function createSubjectSourcesService(deps: SubjectServiceDeps): SubjectSo
     return type.id;
   }
 
-  async function register(login: string, input: SourceRegistrationInputT, caller: Caller) {
+  async function register(login: string, input: SourceRegistrationInputT, actor: Actor) {
     const sourceTypeId = await sourceTypeIdOf(input);
     const found = await findSubjectByLogin(db, login);
     if (!found) throw subjectNotFound();
     const { active } = await participantProjects(db, found.userId);
     // Kept from the reference: InvalidRequestException answers 403.
     if (!active) throw new Forbidden('Requested subject does not have an active project', SUBJECT, 'error.activeParticipantProjectNotFound');
-    caller.check('SUBJECT.UPDATE', subjectEntity(login, active));
+    actor.check('SUBJECT.UPDATE', subjectEntity(login, active));
     const type = await findProjectSourceType(db, active.id, sourceTypeId);
     if (!type) {
       throw new BadRequest('No valid source-type found for project. You must provide either valid source-type id or producer, model, version of a source-type that is assigned to project',
@@ -114,10 +114,10 @@ export function createSubjectSourcesService(deps: SubjectServiceDeps): SubjectSo
         }
         const updated = await updateSource(tx, current.id, {
           sourceName, assigned: true, attributes: { ...current.attributes, ...input.attributes },
-          lastModifiedBy: caller.name, lastModifiedDate: at,
+          lastModifiedBy: actor.name, lastModifiedDate: at,
         });
         const ownType = updated.sourceTypeId === type.id ? type : updated.sourceTypeId !== null ? await findSourceTypeById(tx, updated.sourceTypeId) : undefined;
-        await recordSourceChange(tx, updated, login, caller, at);
+        await recordSourceChange(tx, updated, login, actor, at);
         return minimalSourceDto(updated, ownType);
       }
       if (!type.canRegisterDynamically) {
@@ -136,10 +136,10 @@ export function createSubjectSourcesService(deps: SubjectServiceDeps): SubjectSo
       }
       const created = await insertSource(tx, {
         sourceId, sourceName, sourceTypeId: type.id, projectId: active.id, subjectId: subject.id, assigned: true,
-        attributes: input.attributes ?? {}, createdBy: caller.name, createdDate: at, lastModifiedBy: caller.name, lastModifiedDate: at,
+        attributes: input.attributes ?? {}, createdBy: actor.name, createdDate: at, lastModifiedBy: actor.name, lastModifiedDate: at,
       });
       await recordSubjectRevision(tx, {
-        caller, revisionType: 'MOD', subject: await fullSubjectDto(tx, subject, deps), at,
+        actor, revisionType: 'MOD', subject: await fullSubjectDto(tx, subject, deps), at,
         sources: [{ row: created, revisionType: 'ADD', subjectLogin: login }],
       });
       return minimalSourceDto(created, type);
@@ -147,20 +147,20 @@ export function createSubjectSourcesService(deps: SubjectServiceDeps): SubjectSo
     return { created: !existing, source };
   }
 
-  async function updateAttributes(login: string, sourceName: string, attributes: Record<string, string>, caller: Caller) {
+  async function updateAttributes(login: string, sourceName: string, attributes: Record<string, string>, actor: Actor) {
     const at = now();
     return db.transaction(async (tx) => {
       const subject = await findSubjectByLogin(tx, login);
       if (!subject) throw subjectNotFound('Subject ID not found', { subjectLogin: login });
       const { associated } = await participantProjects(tx, subject.userId);
-      caller.check('SUBJECT.UPDATE', subjectEntity(login, associated));
+      actor.check('SUBJECT.UPDATE', subjectEntity(login, associated));
       const current = await subjectSourceBy(tx, subject.id, { sourceName });
       if (!current) throw subjectNotFound('Source not found under assigned sources of subject', { subjectLogin: login, sourceName });
       const updated = await updateSource(tx, current.id, {
-        attributes: { ...current.attributes, ...attributes }, lastModifiedBy: caller.name, lastModifiedDate: at,
+        attributes: { ...current.attributes, ...attributes }, lastModifiedBy: actor.name, lastModifiedDate: at,
       });
       const type = current.sourceTypeId !== null ? await findSourceTypeById(tx, current.sourceTypeId) : undefined;
-      await recordSourceChange(tx, updated, login, caller, at);
+      await recordSourceChange(tx, updated, login, actor, at);
       return minimalSourceDto(updated, type);
     });
   }

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ManagementApiDeps } from '../api-deps.js';
 import { alert } from '../http/alerts.js';
 import { MAX_PAGE_SIZE, pageOf, setPageHeaders } from '../http/paging.js';
-import { ErrorVm, RadarErrorVm } from '../oauth-clients/schemas.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
 import { RoleDto } from '../roles/dto.js';
 import { principal, requireScope } from '../security/authorization.js';
 import { LoginParams, ManagedUserInput, RolesInput, UserDto, UsersQuery } from './schemas.js';

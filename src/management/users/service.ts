@@ -25,7 +25,8 @@ import { requirePermission, requireRoleChange, userReferentsOf } from '../roles/
 import { roleDto, type RoleDtoT } from '../roles/dto.js';
 import { replaceUserRoles, roleRefsOfUsers, type RoleRef } from '../roles/queries.js';
 import type { RoleInputT } from '../roles/schemas.js';
-import { AUTHORITY_DTOS, authorOf, findOrCreateRole, roleChange } from '../roles/service.js';
+import { AUTHORITY_DTOS, findOrCreateRole, roleChange } from '../roles/service.js';
+import { authorName } from '../security/authorization.js';
 import type { RevisionType } from '../schema.js';
 import type { MpAuth } from '../security/bearer-auth.js';
 import { findUserByLogin, insertUser } from './queries.js';
@@ -165,7 +166,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
       const login = input.login.toLowerCase();
       const resetKey = generateResetKey();
       const at = now();
-      const author = authorOf(actor);
+      const author = authorName(actor);
       const created = await db.transaction(async (tx) => {
         const resolved = await resolveRoles(tx, input.roles ?? []);
         const roles = resolved.map((r) => r.role);
@@ -192,7 +193,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     async update(actor, input) {
       const id = requireField(input.id, 'managedUserVM', 'id');
       const at = now();
-      const author = authorOf(actor);
+      const author = authorName(actor);
       return db.transaction(async (tx) => {
         const user = await findUserById(tx, id);
         if (!user) throw new NotFound('User not found with id', ENTITY, 'error.entityNotFound', { id: String(id) });
@@ -232,7 +233,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
         }
         const dto = userDto(user, roles.map(roleDto));
         await deleteUserById(tx, user.id);
-        await recordRevision(tx, authorOf(actor), [userChange(dto, 'DEL')], now());
+        await recordRevision(tx, authorName(actor), [userChange(dto, 'DEL')], now());
       });
     },
 
@@ -245,7 +246,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
 
     async setRoles(actor, login, inputs) {
       const at = now();
-      const author = authorOf(actor);
+      const author = authorName(actor);
       await db.transaction(async (tx) => {
         const { user, roles: current } = await target(tx, login);
         requirePermission(actor, 'ROLE.UPDATE', { user: login, userReferents: userReferentsOf(current) });

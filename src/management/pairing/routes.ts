@@ -1,0 +1,81 @@
+/**
+ * App pairing (managementportal.md §2.10, §5). `pairingRoutes` live in the authenticated `/api`
+ * scope; `publicMetaTokenRoutes` is the app's read of its meta-token, which needs no token (the
+ * reference's `web.ignoring()` of `GET /api/meta-token/**`) and is rate-limited per client IP.
+ *
+ * `GET /api/oauth-clients/pair` shares its prefix with `GET /api/oauth-clients/:clientId`; the
+ * router prefers the static segment, so `pair` is never taken for a client id.
+ */
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { ManagementApiDeps } from '../api-deps.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
+import type { TokenIssuer } from '../oauth/token-issuer.js';
+import { authorize, principal, requireScope } from '../security/authorization.js';
+import { createMetaTokenReadLimiter, TooManyMetaTokenReads } from './limiter.js';
+import { ClientPairInfoDto, PairQuery, TokenDto, TokenNameParams } from './schemas.js';
+import { createPairingService, type PairingCaller } from './service.js';
+
+const tags = ['management: pairing'];
+const NoContent = Type.Null({ description: 'No content' });
+
+export type PairingRouteOptions = ManagementApiDeps & { issuer: TokenIssuer };
+
+const callerOf = (req: FastifyRequest): PairingCaller => {
+  const auth = principal(req);
+  return {
+    // A client-credentials token names no user (radar-auth `isClientCredentials`).
+    userName: auth.clientCredentials ? undefined : auth.userName,
+    check: (permission, entity) => { authorize(req, permission, entity); },
+  };
+};
+
+export const pairingRoutes: FastifyPluginAsyncTypebox<PairingRouteOptions> = async (app, deps) => {
+  const pairing = createPairingService(deps);
+
+  app.get('/oauth-clients/pair', {
+    schema: {
+      tags, summary: 'Create a meta-token that pairs an app client with a subject (the QR code of the pairing dialog)',
+      description: 'Needs a signed-in user with SUBJECT.UPDATE on the subject. Audited as PAIR_CLIENT_REQUEST.',
+      querystring: PairQuery,
+      response: { 200: ClientPairInfoDto, 400: Type.Union([ErrorVm, RadarErrorVm]), 401: ErrorVm, 403: ErrorVm, 404: RadarErrorVm },
+    },
+    preHandler: requireScope('SUBJECT.UPDATE'),
+  }, async (req) => pairing.pair(callerOf(req), req.query));
+
+  app.delete('/meta-token/:tokenName', {
+    schema: {
+      tags, summary: 'Delete a meta-token', params: TokenNameParams,
+      response: { 204: NoContent, 401: ErrorVm, 403: ErrorVm, 404: RadarErrorVm },
+    },
+  }, async (req, reply) => {
+    await pairing.remove(callerOf(req), req.params.tokenName);
+    return reply.code(204).send(undefined as never);
+  });
+};
+
+export const publicMetaTokenRoutes: FastifyPluginAsyncTypebox<PairingRouteOptions> = async (app, deps) => {
+  const pairing = createPairingService(deps);
+  const limiter = createMetaTokenReadLimiter({ maxPerMinute: deps.config.managementportalMetaTokenReadsPerMinute, now: deps.now });
+
+  app.get('/meta-token/:tokenName', {
+    schema: {
+      tags, summary: 'Read a meta-token: a refresh token for the paired app (once, unless persistent)',
+      description: 'No authentication. A one-time token is read once (410 afterwards), a persistent one until it expires. '
+        + 'Every read counts against MANAGEMENTPORTAL_META_TOKEN_READS_PER_MINUTE per client IP (then 429 with Retry-After).',
+      params: TokenNameParams,
+      response: { 200: TokenDto, 400: RadarErrorVm, 404: RadarErrorVm, 410: RadarErrorVm, 429: RadarErrorVm },
+    },
+  }, async (req, reply) => {
+    // The body is a credential: no cache may keep it.
+    reply.header('cache-control', 'no-store');
+    try {
+      limiter.hit(req.ip);
+    } catch (err) {
+      if (err instanceof TooManyMetaTokenReads) reply.header('retry-after', String(err.retryAfterSeconds));
+      throw err;
+    }
+    return pairing.read(req.params.tokenName);
+  });
+};

@@ -1,0 +1,197 @@
+/**
+ * App pairing (the reference's `MetaTokenService` and `OAuthClientsResource.getRefreshToken`,
+ * managementportal.md §2.10, §5; clients.md §1.2, §1.4). An admin asks for a meta-token for a
+ * subject and an app client; the app reads it once, without authentication, and gets a refresh
+ * token of that client for the subject's user plus where to use it.
+ *
+ * Deviations from the reference:
+ * - The client is checked when pairing: unknown, without `dynamic_registration` true or without
+ *   the `refresh_token` grant is 400 `error.invalidClient` (the reference stored the token and
+ *   failed with 500 when it was read).
+ * - A one-time token is read once even under concurrent reads (one conditional UPDATE; the
+ *   reference read, then wrote). The mint and the UPDATE share a transaction, so a failed mint
+ *   leaves the token readable.
+ * - Names come from `crypto.randomBytes` (the reference used `ThreadLocalRandom`).
+ * - `baseUrl` of the token is the bare origin of MANAGEMENTPORTAL_COMMON_BASE_URL, whatever
+ *   path or trailing slash the setting has (the questionnaire app takes the origin and appends
+ *   `/managementportal/oauth/token`, clients.md §1.2).
+ * - A project `Privacy-policy-url` that is not a URL falls back to the setting (the reference
+ *   answered 500 `error.noValidPrivacyPolicyUrl`).
+ */
+import { randomBytes } from 'node:crypto';
+import type { ManagementApiDeps } from '../api-deps.js';
+import type { EntityDetails } from '../authz/oracle.js';
+import { AccessDenied, BadRequest, NotFound, RadarWebApplicationException } from '../errors.js';
+import { isoInstant } from '../http/instants.js';
+import { findClient, type OAuthClientRow } from '../oauth-clients/queries.js';
+import { issueRefreshTokenForUser } from '../oauth/issue-for-user.js';
+import type { TokenIssuer } from '../oauth/token-issuer.js';
+import { PRIVACY_POLICY_URL } from '../projects/dto.js';
+import { participantProjects } from '../subjects/queries.js';
+import { subjectEntity, subjectNotFound } from '../subjects/shared.js';
+import {
+  claimMetaToken, deleteMetaToken, findMetaToken, findSubjectById, findSubjectByLogin, insertMetaToken, subjectLoginAndProjectAttributes,
+} from './queries.js';
+import { TOKEN_NAME, type ClientPairInfoDtoT, type PairQueryT, type TokenDtoT } from './schemas.js';
+
+const ENTITY = 'meta-token';
+/** The reference's `SHORT_ID_LENGTH` and `LONG_ID_LENGTH`. */
+export const SHORT_NAME_LENGTH = 8;
+export const LONG_NAME_LENGTH = 16;
+/** 64 characters, so one random byte masked to 6 bits picks one uniformly. */
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-';
+/** Draws of a name before giving up (a collision among 64^8 names is already rare). */
+const NAME_ATTEMPTS = 10;
+/** The reference records a pairing chain as an authorization-code grant (managementportal.md §3.3). */
+const PAIRING_GRANT = 'authorization_code';
+
+export function newTokenName(length: number): string {
+  let name = '';
+  for (const byte of randomBytes(length)) name += ALPHABET[byte & 63];
+  return name;
+}
+
+/** 410 `error.TokenCannotBeSent` (the reference's `RequestGoneException`). */
+export class TokenGone extends RadarWebApplicationException {
+  constructor(tokenName: string) {
+    super(410, `Token ${tokenName} already fetched or expired. `, ENTITY, 'error.TokenCannotBeSent');
+  }
+}
+
+const tokenNotFound = (tokenName: string) => new NotFound('Meta token not found with tokenName', ENTITY, 'error.tokenNotFound', { tokenName });
+const invalidClient = (clientId: string, why: string) =>
+  new BadRequest(`OAuth client ${clientId} ${why}`, 'oauthClient', 'error.invalidClient', { clientId });
+
+/** Who asks: the signed-in user (undefined for a client-credentials token) and its permission check (403 when it fails). */
+export interface PairingCaller {
+  userName: string | undefined;
+  check(permission: string, entity: EntityDetails): void;
+}
+
+export type PairingDeps = Pick<ManagementApiDeps, 'db' | 'audit' | 'now' | 'config'> & { issuer: TokenIssuer };
+
+export interface PairingService {
+  /**
+   * Creates a meta-token for the subject and client and audits `PAIR_CLIENT_REQUEST`.
+   * @throws AccessDenied without a signed-in user or without SUBJECT.UPDATE on the subject;
+   *   NotFound `error.subjectNotFound` (unknown subject, or none with an active project);
+   *   BadRequest `error.invalidClient`
+   */
+  pair(caller: PairingCaller, query: PairQueryT): Promise<ClientPairInfoDtoT>;
+  /**
+   * Reads a token: marks a one-time token read and mints a new refresh-token chain, in one
+   * transaction. A persistent token can be read until it expires (a new chain each time).
+   * @throws NotFound `error.tokenNotFound`; TokenGone when read already or expired;
+   *   BadRequest `error.invalidClient` when the client lost its `refresh_token` grant or was deleted (the token stays readable)
+   */
+  read(tokenName: string): Promise<TokenDtoT>;
+  /**
+   * Deletes a token (the pairing dialog does when it draws a new one).
+   * @throws NotFound `error.tokenNotFound`; AccessDenied without SUBJECT.UPDATE on the subject or
+   *   when the subject has no active project
+   */
+  remove(caller: PairingCaller, tokenName: string): Promise<void>;
+}
+
+/** The origin of a URL setting; the setting without trailing slashes when it is not a URL. */
+function originOf(url: string): string {
+  try {
+    const origin = new URL(url).origin;
+    if (origin !== 'null') return origin;
+  } catch { /* not absolute: used as configured */ }
+  return url.replace(/\/+$/, '');
+}
+
+function isUrl(value: string): boolean {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const dynamicRegistration = (client: OAuthClientRow) => String(client.additionalInformation['dynamic_registration']).toLowerCase() === 'true';
+
+export function createPairingService(deps: PairingDeps): PairingService {
+  const { db, config } = deps;
+  const portalBaseUrl = config.managementportalCommonManagementPortalBaseUrl.replace(/\/+$/, '');
+  const platformOrigin = originOf(config.managementportalCommonBaseUrl);
+
+  async function createToken(values: { subjectId: number; clientId: string; persistent: boolean; expiryDate: Date; createdAt: Date }): Promise<string> {
+    const length = values.persistent ? LONG_NAME_LENGTH : SHORT_NAME_LENGTH;
+    for (let attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
+      const tokenName = newTokenName(length);
+      if (await insertMetaToken(db, { ...values, tokenName })) return tokenName;
+    }
+    throw new Error(`no free meta-token name after ${NAME_ATTEMPTS} attempts`);
+  }
+
+  return {
+    async pair(caller, query) {
+      const { login, clientId } = query;
+      if (caller.userName === undefined) throw new AccessDenied('You must be a logged in user to access this resource');
+      const subject = await findSubjectByLogin(db, login);
+      if (!subject) throw subjectNotFound();
+      const { active } = await participantProjects(db, subject.userId);
+      if (!active) throw subjectNotFound(`Project for subject ${login} not found`);
+      caller.check('SUBJECT.UPDATE', subjectEntity(login, active));
+
+      const client = await findClient(db, clientId);
+      if (!client) throw invalidClient(clientId, 'does not exist');
+      if (!dynamicRegistration(client)) throw invalidClient(clientId, 'does not allow dynamic registration');
+      if (!client.authorizedGrantTypes.includes('refresh_token')) throw invalidClient(clientId, 'does not have the refresh_token grant');
+
+      const persistent = query.persistent?.toLowerCase() === 'true';
+      const timeoutSeconds = persistent ? config.managementportalOauthPersistentMetaTokenTimeout : config.managementportalOauthMetaTokenTimeout;
+      const createdAt = new Date(deps.now());
+      const expiryDate = new Date(createdAt.getTime() + timeoutSeconds * 1000);
+      const tokenName = await createToken({ subjectId: subject.subjectId, clientId, persistent, expiryDate, createdAt });
+      deps.audit.record({ principal: caller.userName, type: 'PAIR_CLIENT_REQUEST', data: { client_id: clientId, subject_login: login } });
+      return {
+        tokenName,
+        tokenUrl: `${portalBaseUrl}/api/meta-token/${encodeURIComponent(tokenName)}`,
+        baseUrl: portalBaseUrl,
+        timeout: timeoutSeconds * 1000,
+        timesOutAt: isoInstant(expiryDate)!,
+      };
+    },
+
+    async read(tokenName) {
+      if (!TOKEN_NAME.test(tokenName)) throw tokenNotFound(tokenName);
+      const now = new Date(deps.now());
+      const body = await db.transaction(async (tx) => {
+        const claimed = await claimMetaToken(tx, tokenName, now);
+        if (!claimed) return undefined;
+        const subject = await subjectLoginAndProjectAttributes(tx, claimed.subjectId);
+        const client = await findClient(tx, claimed.clientId);
+        // Thrown inside the transaction: the token is not marked read.
+        if (!client) throw invalidClient(claimed.clientId, 'does not exist');
+        if (!client.authorizedGrantTypes.includes('refresh_token')) throw invalidClient(claimed.clientId, 'does not have the refresh_token grant');
+        // The subject row exists (its token references it), hence its user.
+        const refreshToken = await issueRefreshTokenForUser(tx, deps.issuer, { login: subject!.login, client, grantType: PAIRING_GRANT });
+        if (!refreshToken) throw new Error('meta-token subject without user');
+        const projectPolicy = subject!.attributes?.[PRIVACY_POLICY_URL]?.trim();
+        return {
+          refreshToken,
+          baseUrl: platformOrigin,
+          privacyPolicyUrl: projectPolicy && isUrl(projectPolicy) ? projectPolicy : config.managementportalCommonPrivacyPolicyUrl,
+        };
+      });
+      if (body) return body;
+      if (!(await findMetaToken(db, tokenName))) throw tokenNotFound(tokenName);
+      throw new TokenGone(tokenName);
+    },
+
+    async remove(caller, tokenName) {
+      if (!TOKEN_NAME.test(tokenName)) throw tokenNotFound(tokenName);
+      const token = await findMetaToken(db, tokenName);
+      if (!token) throw tokenNotFound(tokenName);
+      const subject = await findSubjectById(db, token.subjectId);
+      const active = subject ? (await participantProjects(db, subject.userId)).active : undefined;
+      if (!subject || !active) throw new AccessDenied('Cannot establish authority of subject without active project affiliation.');
+      caller.check('SUBJECT.UPDATE', subjectEntity(subject.login, active));
+      await deleteMetaToken(db, token.id);
+    },
+  };
+}
