@@ -1,7 +1,8 @@
-// client_credentials throughput: our token endpoint (prod profile on PostgreSQL, confidential client
-// radar_restapi, steady state through the verified-secret cache) beside the bound (a bare Fastify
-// endpoint: parse form + Basic, compare the secret, sign one ES256 JWT; bench/oauth-bound-server.mjs).
-// oidc-provider, the issue's third server, is not installed here, so it is not measured.
+// client_credentials throughput of three servers under the same load, one after the other: our token
+// endpoint (prod profile on PostgreSQL, confidential client radar_restapi, steady state through the
+// verified-secret cache), oidc-provider with ES256 JWT access tokens
+// (bench/oauth-oidc-provider-server.mjs), and the bound (a bare Fastify endpoint: parse form + Basic,
+// compare the secret, sign one ES256 JWT; bench/oauth-bound-server.mjs).
 //   node bench/oauth-client-credentials.mjs [seconds=10] [connections=10]
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -26,11 +27,12 @@ async function load(url) {
   return { requestsPerSecond: Math.round(r.requests.average), non2xx: r.non2xx, errors: r.errors, latencyMs: { p50: r.latency.p50, p99: r.latency.p99 } };
 }
 
-async function startBound() {
+/** Starts a bench server script that prints its port once listening; `path` is its token endpoint. */
+async function startScript(script, path) {
   const port = await freePort();
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./oauth-bound-server.mjs', import.meta.url)), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), String(port)], { stdio: ['ignore', 'pipe', 'ignore'] });
   await new Promise((resolve) => child.stdout.once('data', resolve));
-  return { url: `http://127.0.0.1:${port}/oauth/token`, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
+  return { url: `http://127.0.0.1:${port}${path}`, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
 }
 
 const db = await freshDatabase('radar_bench_oauth');
@@ -46,7 +48,14 @@ try {
   await service.stop();
   await db.drop();
 }
-const boundServer = await startBound();
+const oidcServer = await startScript('./oauth-oidc-provider-server.mjs', '/token');
+let oidc;
+try {
+  oidc = await load(oidcServer.url);
+} finally {
+  await oidcServer.stop();
+}
+const boundServer = await startScript('./oauth-bound-server.mjs', '/oauth/token');
 try {
   bound = await load(boundServer.url);
 } finally {
@@ -54,6 +63,7 @@ try {
 }
 console.log(JSON.stringify({
   bench: 'oauth-client-credentials', date: new Date().toISOString().slice(0, 10), machine: machine(), seconds, connections,
-  ours, bound, oursVsBound: Number((ours.requestsPerSecond / bound.requestsPerSecond).toFixed(2)),
-  oidcProvider: 'not measured: oidc-provider is not installed',
+  ours, oidcProvider: oidc, bound,
+  oursVsOidcProvider: Number((ours.requestsPerSecond / oidc.requestsPerSecond).toFixed(2)),
+  oursVsBound: Number((ours.requestsPerSecond / bound.requestsPerSecond).toFixed(2)),
 }, null, 2));

@@ -59,6 +59,32 @@ async function openPglite(opts: OpenOptions): Promise<DatabaseHandle> {
   };
 }
 
+/**
+ * Drizzle sends every query unprepared (`prepare: false`), so PostgreSQL parses and plans the same
+ * statement again on each call. This view of the client prepares them: postgres.js keeps one named
+ * statement per query text and connection (connections are recycled within an hour, which bounds
+ * the cache), and PostgreSQL reuses the plan.
+ */
+function preparedStatements<T extends object>(sql: T): T {
+  return new Proxy(sql, {
+    get(target, prop) {
+      const value = (target as Record<PropertyKey, unknown>)[prop];
+      if (typeof value !== 'function') return value;
+      if (prop === 'unsafe') {
+        return (query: string, args?: unknown[], options?: object) => (value as (...a: unknown[]) => unknown)(query, args, { ...options, prepare: true });
+      }
+      if (prop === 'begin' || prop === 'savepoint') {
+        // Transactions run on their own connection object: prepare its statements too.
+        return (...args: unknown[]) => {
+          const fn = args.pop() as (tx: object) => unknown;
+          return (value as (...a: unknown[]) => unknown)(...args, (tx: object) => fn(preparedStatements(tx)));
+        };
+      }
+      return value;
+    },
+  });
+}
+
 async function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, opts: OpenOptions): Promise<DatabaseHandle> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
@@ -88,7 +114,7 @@ async function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }
     }
   }
 
-  const db = drizzle(client) as unknown as Database;
+  const db = drizzle(preparedStatements(client)) as unknown as Database;
   return {
     db,
     kind: 'postgres',

@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../platform/database.js';
 import { sqlState } from '../../platform/database.js';
 import { auditEvents } from '../schema.js';
+import { bulkInsert } from '../../platform/bulk-insert.js';
 
 export interface AuditEvent {
   principal: string;
@@ -38,7 +39,8 @@ export function createAuditLog(deps: { db: Database; log: FastifyBaseLogger }): 
       for (let i = 0; i < batch.length; i += MAX_BATCH) {
         const chunk = batch.slice(i, i + MAX_BATCH);
         try {
-          await deps.db.insert(auditEvents).values(chunk);
+          // One JSON parameter per batch: Drizzle's values() builds a bound parameter per value.
+          await bulkInsert(deps.db, auditEvents, ['principal', 'eventType', 'data', 'eventDate'], chunk, { returning: ['id'] });
         } catch (err) {
           deps.log.error({ sqlState: sqlState(err), events: chunk.length }, 'audit events not written');
         }
