@@ -13,7 +13,8 @@ import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient, unique } from '../helpers/management-api.js';
 import { loggerOptions } from '../../src/platform/logging.js';
 import { users } from '../../src/management/schema.js';
-import { mimeParts, until } from './account-mail-helpers.js';
+import { mimeParts } from './account-mail-helpers.js';
+import { until } from '../helpers/eventually.js';
 
 let logged = '';
 const stream = new Writable({

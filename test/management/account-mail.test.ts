@@ -16,7 +16,8 @@ import { startSmtpServer, type ReceivedMail, type SmtpStub } from '../helpers/sm
 import { loggerOptions } from '../../src/platform/logging.js';
 import { users } from '../../src/management/schema.js';
 import { createAccountMail } from '../../src/management/mail/account-mail.js';
-import { mimeParts, until } from './account-mail-helpers.js';
+import { mimeParts } from './account-mail-helpers.js';
+import { until } from '../helpers/eventually.js';
 
 const BASE_URL = 'https://mp.example.org/managementportal';
 const FROM = 'accounts@example.org';

@@ -16,7 +16,7 @@ import { revisionChanges, revisions, roles, roleUsers, users } from '../../src/m
 import { runMaintenance } from '../../src/management/maintenance.js';
 import { NOT_ACTIVATED_USERS_PURGE } from '../../src/management/account/purge.js';
 import { isWeakPassword } from '../../src/management/account/password.js';
-import { until } from './account-mail-helpers.js';
+import { until } from '../helpers/eventually.js';
 
 let smtp: SmtpStub;
 let t: TestApp;

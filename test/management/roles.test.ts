@@ -10,6 +10,7 @@ import { managementClient, radarTimestamp, unique, type Json } from '../helpers/
 import { aParticipant } from '../fixtures/management.js';
 import { organizations, projects, roles } from '../../src/management/schema.js';
 import { latestChangeByKey } from '../../src/management/revisions/record.js';
+import { aProjectIn as fixtureProjectIn } from '../fixtures/management.js';
 
 let t: TestApp;
 let mp: ReturnType<typeof managementClient>;
@@ -25,10 +26,7 @@ let pa: { login: string; token: string };
 let oa: { login: string; token: string };
 let participant: string;
 
-async function aProjectIn(org: Org): Promise<Project> {
-  const [row] = await t.app.db.db.insert(projects).values({ projectName: unique('proj'), description: 'd', location: 'l', organizationId: org.id }).returning();
-  return { id: row!.id, projectName: row!.projectName };
-}
+const aProjectIn = (org: Org): Promise<Project> => fixtureProjectIn(t.app.db.db, org);
 const call = (...args: Parameters<typeof mp.call>) => mp.call(...args);
 const roleOf = (authorityName: string, project: Project) =>
   ({ id: expect.any(Number), projectId: project.id, projectName: project.projectName, authorityName });

@@ -12,6 +12,7 @@ import { aParticipant } from '../fixtures/management.js';
 import { organizations, projects, subjects, users } from '../../src/management/schema.js';
 import { findUserByLogin } from '../../src/management/users/queries.js';
 import { latestChangeByKey } from '../../src/management/revisions/record.js';
+import { aProjectIn as fixtureProjectIn } from '../fixtures/management.js';
 
 let t: TestApp;
 let mp: ReturnType<typeof managementClient>;
@@ -37,10 +38,7 @@ let pa: { login: string; token: string };
 let oa: { login: string; token: string };
 let participant: { login: string; token: string };
 
-async function aProjectIn(org: Org): Promise<Project> {
-  const [row] = await t.app.db.db.insert(projects).values({ projectName: unique('proj'), description: 'd', location: 'l', organizationId: org.id }).returning();
-  return { id: row!.id, projectName: row!.projectName };
-}
+const aProjectIn = (org: Org): Promise<Project> => fixtureProjectIn(t.app.db.db, org);
 
 const projectRole = (authorityName: string, project: Project) => ({ authorityName, projectId: project.id });
 const expectedRole = (authorityName: string, project: Project) =>

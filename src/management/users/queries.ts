@@ -1,9 +1,8 @@
 /** SQL for user accounts as the token endpoint needs them. */
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
 import { executedRows } from '../../platform/bulk-insert.js';
 import type { Executor } from '../../platform/database.js';
-import { authorities, organizations, projects, roles, roleUsers, sources, subjects, users } from '../schema.js';
+import { authorities, organizations, roles, roleUsers, users } from '../schema.js';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -20,23 +19,6 @@ export interface UserRole {
   organizationName: string | null;
   /** The organization of a project role's project (the permission oracle's organization checks). */
   projectOrganization: string | null;
-}
-
-const projectOrganizations = alias(organizations, 'project_organizations');
-
-export async function rolesOfUser(db: Executor, userId: number): Promise<UserRole[]> {
-  return db.select({
-    authority: roles.authorityName,
-    projectName: projects.projectName,
-    organizationName: organizations.name,
-    projectOrganization: projectOrganizations.name,
-  }).from(roleUsers)
-    .innerJoin(roles, eq(roles.id, roleUsers.roleId))
-    .leftJoin(projects, eq(projects.id, roles.projectId))
-    .leftJoin(organizations, eq(organizations.id, roles.organizationId))
-    .leftJoin(projectOrganizations, eq(projectOrganizations.id, projects.organizationId))
-    .where(eq(roleUsers.userId, userId))
-    .orderBy(roles.id);
 }
 
 export interface UserWithRoles {
@@ -74,15 +56,6 @@ export async function findUserWithRoles(db: Executor, login: string, options: { 
   // postgres.js parses json columns; PGlite may hand them over as text.
   const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
   return { id: Number(row.id), login: row.login as string, activated: row.activated as boolean, roles: json<UserRole[]>(row.roles), sources: json<string[]>(row.sources) };
-}
-
-/** Source UUIDs of the subject whose account this is (none for non-participants). */
-export async function sourceIdsOfUser(db: Executor, userId: number): Promise<string[]> {
-  const rows = await db.select({ sourceId: sources.sourceId }).from(sources)
-    .innerJoin(subjects, eq(subjects.id, sources.subjectId))
-    .where(and(eq(subjects.userId, userId), eq(sources.deleted, false)))
-    .orderBy(sources.id);
-  return rows.map((r) => r.sourceId);
 }
 
 export async function insertAuthorities(db: Executor, names: readonly string[]): Promise<void> {

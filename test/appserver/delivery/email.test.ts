@@ -7,6 +7,7 @@ import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { startFcmStub, type FcmStub } from '../../helpers/fcm-stub.js';
 import { startSmtpServer, type SmtpStub } from '../../helpers/smtp.js';
 import { aNotification, aSubject, call, expectStatus, messagingPath, type Subject } from '../../fixtures/appserver.js';
+import { until } from '../../helpers/eventually.js';
 
 let stub: FcmStub;
 let smtp: SmtpStub;
@@ -37,19 +38,6 @@ async function executed(s: Subject, overrides: Record<string, unknown>) {
   return n;
 }
 
-/** `eventually` for async checks. */
-async function until(check: () => void | Promise<void>, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
 
 describe('notification e-mail', () => {
   it('goes to the user as plain text with emailTitle and emailBody, beside the push', async () => {

@@ -2,7 +2,7 @@
 import type { Executor } from '../../../platform/database.js';
 import { narrowScopes } from '../../authz/permissions.js';
 import type { OAuthClient } from '../../oauth-clients/client-store.js';
-import { findUserByLogin, findUserWithRoles, rolesOfUser, sourceIdsOfUser, type UserRow } from '../../users/queries.js';
+import { findUserByLogin, findUserWithRoles, type UserRow } from '../../users/queries.js';
 import { InvalidScope } from '../errors.js';
 import { recordRefreshToken } from '../refresh-tokens.js';
 import type { IssuedTokens, TokenUser } from '../token-issuer.js';
@@ -27,10 +27,11 @@ export function clientScope(client: OAuthClient, requested: string[] | undefined
   return requested;
 }
 
-/** The user's claims: roles with their referent, authorities, and source UUIDs. */
+/** The claims of a user just loaded (roles with their referent, authorities, source UUIDs). */
 export async function tokenUserOf(db: Executor, user: UserRow): Promise<TokenUser> {
-  const [roles, sources] = await Promise.all([rolesOfUser(db, user.id), sourceIdsOfUser(db, user.id)]);
-  return claimsOf(user.login, roles, sources);
+  const found = await loadTokenUser(db, user.login);
+  // The user was just read; deleted in between, it has no roles left.
+  return found?.user ?? claimsOf(user.login, [], []);
 }
 
 /** A user's activation and token claims in one round trip (the refresh grant's hot path); undefined for an unknown login. */
