@@ -58,6 +58,11 @@ export async function startService(env) {
     await new Promise((r) => setTimeout(r, 10));
   }
   const startupMs = performance.now() - started;
+  // BENCH_PERF=file: record the service with Linux perf (cpu-clock, call graphs) until it stops,
+  // from BENCH_PERF_DELAY_MS after start-up on (skip the warm-up); BENCH_NODE_ARGS=--perf-basic-prof names JS frames.
+  const perf = process.env.BENCH_PERF
+    ? spawn('perf', ['record', '-F', '999', '-g', '-D', process.env.BENCH_PERF_DELAY_MS ?? '0', '-o', process.env.BENCH_PERF, '-p', String(child.pid)], { stdio: 'ignore' })
+    : undefined;
   return {
     base,
     startupMs,
@@ -68,6 +73,10 @@ export async function startService(env) {
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
     },
     async stop() {
+      if (perf) {
+        perf.kill('SIGINT');
+        await new Promise((r) => perf.once('exit', r));
+      }
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     },

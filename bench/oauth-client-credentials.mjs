@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { cpuMeter } from './cpu-usage.mjs';
 import { freePort, freshDatabase, machine, startService } from './lib.mjs';
 
 const seconds = Number(process.argv[2] ?? 10);
@@ -20,11 +21,15 @@ const request = {
   body: 'grant_type=client_credentials',
 };
 
-async function load(url) {
+async function load(url, pid) {
   // Warm-up: the first request pays the one bcrypt of the secret; JIT settles.
   await autocannon({ url, ...request, connections, duration: 2 });
+  const cpu = cpuMeter(pid);
   const r = await autocannon({ url, ...request, connections, duration: seconds });
-  return { requestsPerSecond: Math.round(r.requests.average), non2xx: r.non2xx, errors: r.errors, latencyMs: { p50: r.latency.p50, p99: r.latency.p99 } };
+  return {
+    requestsPerSecond: Math.round(r.requests.average), non2xx: r.non2xx, errors: r.errors,
+    latencyMs: { p50: r.latency.p50, p99: r.latency.p99 }, coresUsed: cpu(),
+  };
 }
 
 /** Starts a bench server script that prints its port once listening; `path` is its token endpoint. */
@@ -32,7 +37,7 @@ async function startScript(script, path) {
   const port = await freePort();
   const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), String(port)], { stdio: ['ignore', 'pipe', 'ignore'] });
   await new Promise((resolve) => child.stdout.once('data', resolve));
-  return { url: `http://127.0.0.1:${port}${path}`, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
+  return { url: `http://127.0.0.1:${port}${path}`, pid: child.pid, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
 }
 
 const db = await freshDatabase('radar_bench_oauth');
@@ -43,7 +48,7 @@ const service = await startService({
 let ours;
 let bound;
 try {
-  ours = await load(`${service.base}/managementportal/oauth/token`);
+  ours = await load(`${service.base}/managementportal/oauth/token`, service.pid);
 } finally {
   await service.stop();
   await db.drop();
@@ -51,13 +56,13 @@ try {
 const oidcServer = await startScript('./oauth-oidc-provider-server.mjs', '/token');
 let oidc;
 try {
-  oidc = await load(oidcServer.url);
+  oidc = await load(oidcServer.url, oidcServer.pid);
 } finally {
   await oidcServer.stop();
 }
 const boundServer = await startScript('./oauth-bound-server.mjs', '/oauth/token');
 try {
-  bound = await load(boundServer.url);
+  bound = await load(boundServer.url, boundServer.pid);
 } finally {
   await boundServer.stop();
 }

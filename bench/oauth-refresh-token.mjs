@@ -4,6 +4,8 @@
 // used, stores the new one, reloads the user's roles and sources and signs two ES256 JWTs.
 //   node bench/oauth-refresh-token.mjs [seconds=10] [connections=10]
 import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { cpuMeter } from './cpu-usage.mjs';
 import { freshDatabase, machine, startService } from './lib.mjs';
 
 const seconds = Number(process.argv[2] ?? 10);
@@ -27,28 +29,27 @@ async function firstRefreshToken() {
 }
 
 /**
- * `connections` workers for `duration` seconds, each following its own chain with keep-alive
- * fetches (autocannon cannot carry a per-connection token from one response to the next request).
+ * autocannon with `connections` connections for `duration` seconds. Tokens are single-use: a pool
+ * holds the valid ones; each request takes one and its response puts the successor back, so every
+ * chain is followed with its newest token (a client has one request in flight, so the pool never
+ * runs dry). A refused request puts a fresh chain's token back instead.
  */
 async function run(duration) {
-  const chains = await Promise.all(Array.from({ length: connections }, firstRefreshToken));
-  const latencies = [];
-  let non2xx = 0;
-  const until = performance.now() + duration * 1000;
-  await Promise.all(chains.map(async (first) => {
-    let token = first;
-    while (performance.now() < until) {
-      const begun = performance.now();
-      const res = await fetch(url, { method: 'POST', headers: form, body: `grant_type=refresh_token&client_id=ManagementPortalapp&refresh_token=${token}` });
-      const body = await res.json();
-      latencies.push(performance.now() - begun);
-      if (res.status === 200) token = body.refresh_token;
-      else { non2xx++; token = await firstRefreshToken(); }
-    }
-  }));
-  latencies.sort((a, b) => a - b);
-  const at = (q) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]);
-  return { requestsPerSecond: Math.round(latencies.length / duration), non2xx, latencyMs: { p50: at(0.5), p99: at(0.99) } };
+  const pool = await Promise.all(Array.from({ length: connections }, firstRefreshToken));
+  const spare = await Promise.all(Array.from({ length: connections }, firstRefreshToken));
+  const cpu = cpuMeter(service.pid);
+  const r = await autocannon({
+    url, connections, duration,
+    requests: [{
+      method: 'POST', headers: form,
+      setupRequest: (req) => ({ ...req, body: `grant_type=refresh_token&client_id=ManagementPortalapp&refresh_token=${pool.pop()}` }),
+      onResponse: (status, body) => { pool.push(status === 200 ? JSON.parse(body).refresh_token : spare.pop()); },
+    }],
+  });
+  return {
+    requestsPerSecond: Math.round(r.requests.average), non2xx: r.non2xx, errors: r.errors,
+    latencyMs: { p50: r.latency.p50, p99: r.latency.p99 }, coresUsed: cpu(),
+  };
 }
 
 try {

@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import './platform/types.js';
 import { EventBus } from './platform/events.js';
-import { loggerOptions } from './platform/logging.js';
+import { loggerOptions, requestLoggerFactory } from './platform/logging.js';
 import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
@@ -29,6 +29,7 @@ export interface BuildOptions {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: config.httpBodyLimitBytes,
     trustProxy: config.trustProxy,
     forceCloseConnections: 'idle',

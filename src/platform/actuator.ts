@@ -368,10 +368,11 @@ export const actuatorPlugin: FastifyPluginAsync = fp(async (app: FastifyInstance
   });
   // On the root instance, so every route and every 404 is measured. `uri` is the route pattern,
   // never the raw URL (unbounded label values would blow up the series count); elapsedTime runs
-  // from onRequest to now.
-  app.addHook('onResponse', async (request, reply) => {
+  // from onRequest to now. A callback hook: an async one costs every request a promise.
+  app.addHook('onResponse', (request, reply, done) => {
     const uri = request.is404 ? 'UNKNOWN' : (request.routeOptions.url ?? 'UNKNOWN');
     requests.observe({ method: request.method, uri, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
   });
 
   await app.register(actuatorRoutes, { prefix: '/actuator', metrics });

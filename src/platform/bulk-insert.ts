@@ -18,6 +18,33 @@ export function executedRows(result: unknown): Row[] {
 
 const toJsonValue = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
+export interface BulkInsertOptions { onConflictDoNothing?: boolean; returning: readonly string[] }
+
+/**
+ * The INSERT of `bulkInsert` built once for a table and its columns: the returned function takes
+ * the rows already serialized as a JSON array of arrays (column values in `columnKeys` order),
+ * so a caller that queues rows can serialize each one as it arrives.
+ */
+export function bulkInsertStatement<T extends PgTable>(
+  table: T,
+  columnKeys: readonly (keyof T['_']['columns'] & string)[],
+  opts: BulkInsertOptions,
+): (json: string) => SQL {
+  const all = getTableColumns(table) as Record<string, PgColumn>;
+  const columns = columnKeys.map((key) => all[key]!);
+  const names = columns.map((c) => `"${c.name}"`).join(', ');
+  // jsonb values keep their JSON; every other column is cast from the element's text.
+  const values = columns.map((c, i) => (c.getSQLType() === 'jsonb' ? `NULLIF(e->${i}, 'null'::jsonb)` : `(e->>${i})::${c.getSQLType()}`)).join(', ');
+  const { schema } = getTableConfig(table);
+  const target = `${schema ? `"${schema}".` : ''}"${getTableName(table)}"`;
+  const head = `INSERT INTO ${target} (${names}) SELECT ${values} FROM jsonb_array_elements(`;
+  const tail = `) AS e${opts.onConflictDoNothing ? ' ON CONFLICT DO NOTHING' : ''} RETURNING ${opts.returning.map((r) => `"${r}"`).join(', ')}`;
+  return (json) => sql.raw(head).append(sql`${json}::jsonb`).append(sql.raw(tail));
+}
+
+/** One row as the JSON array `bulkInsertStatement` takes (dates as ISO strings). */
+export const rowJson = (values: readonly unknown[]): string => JSON.stringify(values.map((v) => toJsonValue(v ?? null)));
+
 /**
  * Inserts `rows` (objects keyed by the table's property names; every row must carry every
  * column listed in `columns`) and returns the `returning` columns of the inserted rows, keyed by
@@ -28,19 +55,9 @@ export async function bulkInsert<T extends PgTable>(
   table: T,
   columnKeys: readonly (keyof T['_']['columns'] & string)[],
   rows: Row[],
-  opts: { onConflictDoNothing?: boolean; returning: readonly string[] },
+  opts: BulkInsertOptions,
 ): Promise<Row[]> {
   if (rows.length === 0) return [];
-  const all = getTableColumns(table) as Record<string, PgColumn>;
-  const columns = columnKeys.map((key) => all[key]!);
-  const names = columns.map((c) => `"${c.name}"`).join(', ');
-  // jsonb values keep their JSON; every other column is cast from the element's text.
-  const values = columns.map((c, i) => (c.getSQLType() === 'jsonb' ? `NULLIF(e->${i}, 'null'::jsonb)` : `(e->>${i})::${c.getSQLType()}`)).join(', ');
   const json = JSON.stringify(rows.map((row) => columnKeys.map((key) => toJsonValue(row[key] ?? null))));
-  const { schema } = getTableConfig(table);
-  const target = `${schema ? `"${schema}".` : ''}"${getTableName(table)}"`;
-  const query: SQL = sql.raw(`INSERT INTO ${target} (${names}) SELECT ${values} FROM jsonb_array_elements(`)
-    .append(sql`${json}::jsonb`)
-    .append(sql.raw(`) AS e${opts.onConflictDoNothing ? ' ON CONFLICT DO NOTHING' : ''} RETURNING ${opts.returning.map((r) => `"${r}"`).join(', ')}`));
-  return executedRows(await db.execute(query));
+  return executedRows(await db.execute(bulkInsertStatement(table, columnKeys, opts)(json)));
 }

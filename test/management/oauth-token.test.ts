@@ -3,7 +3,7 @@
  * independent verifier (jose on the PEM, re-labelled, and on the JWK). Errors as
  * managementportal.md §3.2; refresh tokens valid once, with reuse detection.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { importJWK, importSPKI, jwtVerify, type JWTPayload, type CryptoKey } from 'jose';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
@@ -68,13 +68,18 @@ const expectNoStore = (headers: Headers) => {
   expect(headers.get('pragma')).toBe('no-cache');
 };
 
+/** The GRANT_ACCESS_TOKEN events of `principal`, once written (audit events are written in batches). */
 async function auditedFor(principal: string) {
-  for (let i = 0; i < 100; i++) {
-    const rows = await db.select().from(auditEvents).where(and(eq(auditEvents.principal, principal), eq(auditEvents.eventType, 'GRANT_ACCESS_TOKEN')));
-    if (rows.length > 0) return rows;
-    await new Promise((r) => setImmediate(r));
+  const read = () => db.select().from(auditEvents).where(and(eq(auditEvents.principal, principal), eq(auditEvents.eventType, 'GRANT_ACCESS_TOKEN')));
+  try {
+    return await vi.waitFor(async () => {
+      const rows = await read();
+      if (rows.length === 0) throw new Error('not written yet');
+      return rows;
+    }, { timeout: 2000, interval: 20 });
+  } catch {
+    return read();
   }
-  return [];
 }
 
 describe('client_credentials', () => {
@@ -178,9 +183,10 @@ describe('refresh_token', () => {
     const claims = await verified(first.refresh_token);
     const now = new Date();
     const successor = (jti: string) => ({ jti, clientId: 'ManagementPortalapp', userLogin: 'admin', expiresAt: new Date(now.getTime() + 60_000) });
-    expect(await rotate(db, claims.jti!, successor(`${claims.jti}-a`), now, 60)).toEqual({ outcome: 'rotated' });
-    expect(await rotate(db, claims.jti!, successor(`${claims.jti}-b`), new Date(now.getTime() + 30_000), 60)).toEqual({ outcome: 'grace' });
-    expect(await rotate(db, claims.jti!, successor(`${claims.jti}-c`), new Date(now.getTime() + 61_000), 60)).toEqual({ outcome: 'reused' });
+    const admin = expect.objectContaining({ login: 'admin', activated: true, roles: [expect.objectContaining({ authority: 'ROLE_SYS_ADMIN' })] });
+    expect(await rotate(db, claims.jti!, successor(`${claims.jti}-a`), now, 60)).toEqual({ outcome: 'rotated', user: admin });
+    expect(await rotate(db, claims.jti!, successor(`${claims.jti}-b`), new Date(now.getTime() + 30_000), 60)).toEqual({ outcome: 'grace', user: admin });
+    expect(await rotate(db, claims.jti!, successor(`${claims.jti}-c`), new Date(now.getTime() + 61_000), 60)).toEqual({ outcome: 'reused', user: admin });
   });
 
   it('narrows scope on request, refuses widening, and refuses deactivated users', async () => {

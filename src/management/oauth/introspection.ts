@@ -80,9 +80,9 @@ const strings = (value: unknown): string[] =>
     : typeof value === 'string' ? value.split(' ').filter(Boolean) : [];
 
 /** The verified claims, or undefined for anything that does not verify (never throws). */
-function verified(token: string, deps: IntrospectionDeps): Claims | undefined {
+async function verified(token: string, deps: IntrospectionDeps): Promise<Claims | undefined> {
   try {
-    return verifyToken(token, deps.keys, Math.floor(deps.now() / 1000));
+    return await verifyToken(token, deps.keys, Math.floor(deps.now() / 1000));
   } catch {
     return undefined;
   }
@@ -106,7 +106,7 @@ export const introspectionRoutes: FastifyPluginAsyncTypebox<IntrospectionDeps> =
     const params = paramsOf(req.query, req.body);
     await authenticateClient(deps, clientCredentialsOf(req.headers.authorization, params), req.ip);
     if (!params.token) throw new InvalidRequest('Missing token');
-    const claims = verified(params.token, deps);
+    const claims = await verified(params.token, deps);
     // Kept from the reference `[lib]`: the descriptions of spring-security-oauth2's CheckTokenEndpoint.
     if (!claims) throw new CheckTokenInvalid('Token was not recognised');
     if (typeof claims.ati === 'string') throw new CheckTokenInvalid('Encoded token is a refresh token');
@@ -126,7 +126,7 @@ export const introspectionRoutes: FastifyPluginAsyncTypebox<IntrospectionDeps> =
     const client = await authenticateClient(deps, clientCredentialsOf(req.headers.authorization, params), req.ip);
     if (!params.token) throw new InvalidRequest('Missing token');
     reply.headers(noStore);
-    const claims = verified(params.token, deps);
+    const claims = await verified(params.token, deps);
     if (!claims) return INACTIVE;
     const isRefresh = typeof claims.ati === 'string';
     if (isRefresh) {

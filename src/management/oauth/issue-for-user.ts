@@ -34,7 +34,7 @@ export async function issueRefreshTokenForUser(db: Executor, issuer: TokenIssuer
   if (!client.authorizedGrantTypes.includes('refresh_token')) throw new Error(`client ${client.clientId} has no refresh_token grant`);
   const found = await loadTokenUser(db, login);
   if (!found) return undefined;
-  const issued = issuer.issue({ client, grantType, scope: clientScope(client, undefined), user: found.user, withRefreshToken: true });
+  const issued = await issuer.issue({ client, grantType, scope: clientScope(client, undefined), user: found.user, withRefreshToken: true });
   const refresh = issued.refresh!;
   await recordRefreshToken(db, {
     jti: refresh.jti, familyId: refresh.jti, parentJti: null, clientId: client.clientId, userLogin: login, expiresAt: refresh.expiresAt,

@@ -1,8 +1,8 @@
 /**
  * Refresh-token state: every refresh token is recorded when issued and valid once.
  *
- * `rotate` consumes a token and records its successor in one statement (an UPDATE feeding an
- * INSERT: one round trip, where a transaction took four). The consuming UPDATE only matches an
+ * `rotate` consumes a token, records its successor and loads the user's claims in one statement
+ * (an UPDATE feeding an INSERT beside a SELECT: one round trip, where a transaction took five). The consuming UPDATE only matches an
  * unused, unrevoked row, so of many concurrent requests with one token exactly one wins
  * (PostgreSQL row locks; PGlite runs statements one at a time). A later request with a used token
  * is reuse: the whole family (every token of the chain, hence everything descended from it) is
@@ -13,6 +13,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { executedRows } from '../../platform/bulk-insert.js';
 import type { Database, Executor } from '../../platform/database.js';
 import { refreshTokens } from '../schema.js';
+import { userRolesJson, userSourcesJson, userWithRolesOf, type UserWithRoles } from '../users/queries.js';
 
 export type RefreshTokenInsert = typeof refreshTokens.$inferInsert;
 
@@ -20,49 +21,68 @@ export async function recordRefreshToken(db: Executor, row: RefreshTokenInsert):
   await db.insert(refreshTokens).values(row);
 }
 
-export type RotateResult =
-  | { outcome: 'rotated' | 'grace' }
-  | { outcome: 'unknown' | 'revoked' | 'reused' };
+export type RotateResult = {
+  /**
+   * `rotated`: consumed, successor recorded; `grace`: a repeat within the grace period, successor
+   * recorded; `user_refused`: the token's user is unknown or not activated, nothing changed.
+   */
+  outcome: 'rotated' | 'grace' | 'user_refused' | 'unknown' | 'revoked' | 'reused';
+  /** The token's user with roles and sources (when the token has one and it exists). */
+  user?: UserWithRoles;
+};
 
 /**
- * Consumes `jti` and records `successor` (whose `familyId` and `parentJti` are set here).
+ * Consumes `jti` and records `successor` (whose `familyId` and `parentJti` are set here), and
+ * loads the successor's user (`successor.userLogin`) with roles and sources for its claims: all
+ * in one statement. A token whose user is unknown or not activated is not consumed.
  * A repeat of the same token within `graceSeconds` of its first use is accepted (`grace`);
  * a successor is recorded then too.
  */
 export async function rotate(
   db: Database, jti: string, successor: Omit<RefreshTokenInsert, 'familyId' | 'parentJti'>, now: Date, graceSeconds: number,
 ): Promise<RotateResult> {
-  // The common case in one statement: consume the token and record its successor.
-  const consumed = executedRows(await db.execute(sql`
-    with consumed as (
+  const login = successor.userLogin ?? null;
+  // The common case in one round trip. The user's sub-selects see the data as it was before
+  // the statement, which is what the claims need.
+  const [row] = executedRows(await db.execute(sql`
+    with u as (select id, login, activated from management.users where login = ${login}::text),
+    consumed as (
       update ${refreshTokens} set used_at = ${now.toISOString()}::timestamptz
       where jti = ${jti}::text and used_at is null and revoked_at is null
+        and (${login}::text is null or exists (select 1 from u where u.activated))
+      returning family_id
+    ),
+    inserted as (
+      insert into ${refreshTokens} (jti, family_id, parent_jti, client_id, user_login, expires_at)
+      -- Typed parameters: a SELECT list does not take its types from the INSERT's columns.
+      select ${successor.jti}::text, family_id, ${jti}::text, ${successor.clientId}::text, ${login}::text,
+        ${successor.expiresAt.toISOString()}::timestamptz from consumed
       returning family_id
     )
-    insert into ${refreshTokens} (jti, family_id, parent_jti, client_id, user_login, expires_at)
-    -- Typed parameters: a SELECT list does not take its types from the INSERT's columns.
-    select ${successor.jti}::text, family_id, ${jti}::text, ${successor.clientId}::text, ${successor.userLogin ?? null}::text,
-      ${successor.expiresAt.toISOString()}::timestamptz from consumed
-    returning family_id`));
-  if (consumed.length > 0) return { outcome: 'rotated' };
+    select (select count(*) from inserted)::int as rotated, u.id, u.login, u.activated,
+      ${userRolesJson} as roles, ${userSourcesJson} as sources
+    from (select 1) as one left join u on true`));
+  const user = userWithRolesOf(row);
+  if (Number(row?.rotated) > 0) return { outcome: 'rotated', user };
+  if (login !== null && !user?.activated) return { outcome: 'user_refused', user };
 
   // Not consumable: unknown, revoked, a repeat within the grace period, or reuse.
   const result = await db.transaction(async (tx) => {
-    const [row] = await tx.select().from(refreshTokens).where(eq(refreshTokens.jti, jti)).limit(1);
-    if (!row) return { outcome: 'unknown' as const };
-    if (row.revokedAt) return { outcome: 'revoked' as const };
-    if (graceSeconds > 0 && row.usedAt && now.getTime() - row.usedAt.getTime() <= graceSeconds * 1000) {
-      await tx.insert(refreshTokens).values({ ...successor, familyId: row.familyId, parentJti: jti });
+    const [found] = await tx.select().from(refreshTokens).where(eq(refreshTokens.jti, jti)).limit(1);
+    if (!found) return { outcome: 'unknown' as const };
+    if (found.revokedAt) return { outcome: 'revoked' as const };
+    if (graceSeconds > 0 && found.usedAt && now.getTime() - found.usedAt.getTime() <= graceSeconds * 1000) {
+      await tx.insert(refreshTokens).values({ ...successor, familyId: found.familyId, parentJti: jti });
       return { outcome: 'grace' as const };
     }
-    return { outcome: 'reused' as const, familyId: row.familyId };
+    return { outcome: 'reused' as const, familyId: found.familyId };
   });
   if (result.outcome === 'reused') {
     // Outside the reading transaction, so the revocation commits even though the request fails.
     await revokeFamily(db, result.familyId, now);
-    return { outcome: 'reused' };
+    return { outcome: 'reused', user };
   }
-  return result;
+  return { outcome: result.outcome, user };
 }
 
 export async function revokeFamily(db: Executor, familyId: string, now: Date): Promise<number> {

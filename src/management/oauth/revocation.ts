@@ -34,7 +34,7 @@ const RevocationForm = Type.Object({
 export async function revokeRefreshToken(deps: RevocationDeps, clientId: string, token: string): Promise<boolean> {
   let claims: Claims;
   try {
-    claims = verifyToken(token, deps.keys, Math.floor(deps.now() / 1000));
+    claims = await verifyToken(token, deps.keys, Math.floor(deps.now() / 1000));
   } catch {
     return false;
   }

@@ -32,6 +32,9 @@ export interface IssueRequest {
   scope: readonly string[];
   user?: TokenUser;
   withRefreshToken: boolean;
+  /** Issue time in epoch seconds (default: now) and the refresh token's `jti` (default: a new one), for a caller that records the refresh token before signing. */
+  iat?: number;
+  refreshJti?: string;
 }
 
 export interface TokenResponse {
@@ -55,17 +58,18 @@ export interface IssuedTokens {
   refresh?: { jti: string; expiresAt: Date; claims: Claims };
 }
 
+export const refreshValidity = (client: OAuthClient): number => client.refreshTokenValidity ?? DEFAULT_REFRESH_TOKEN_VALIDITY;
+
 /** 20 random bytes, base64url: the reference's 27-character token id. */
 export const newJti = (): string => randomBytes(20).toString('base64url');
 
 export interface TokenIssuer {
-  issue(request: IssueRequest): IssuedTokens;
+  issue(request: IssueRequest): Promise<IssuedTokens>;
 }
 
 export function createTokenIssuer(deps: { signer: TokenSigner; issuer: string; now: () => number }): TokenIssuer {
   return {
-    issue({ client, grantType, scope, user, withRefreshToken }) {
-      const iat = Math.floor(deps.now() / 1000);
+    async issue({ client, grantType, scope, user, withRefreshToken, iat = Math.floor(deps.now() / 1000), refreshJti }) {
       const accessValidity = client.accessTokenValidity ?? DEFAULT_ACCESS_TOKEN_VALIDITY;
       const jti = newJti();
       const claims: Claims = {};
@@ -89,7 +93,7 @@ export function createTokenIssuer(deps: { signer: TokenSigner; issuer: string; n
       const accessToken = deps.signer.sign(claims);
 
       const body: TokenResponse = {
-        access_token: accessToken,
+        access_token: '',
         token_type: 'bearer',
         expires_in: accessValidity,
         scope: scope.join(' '),
@@ -105,11 +109,15 @@ export function createTokenIssuer(deps: { signer: TokenSigner; issuer: string; n
       }
       let refresh: IssuedTokens['refresh'];
       if (withRefreshToken) {
-        const refreshJti = newJti();
-        const exp = iat + (client.refreshTokenValidity ?? DEFAULT_REFRESH_TOKEN_VALIDITY);
-        const refreshClaims: Claims = { ...claims, exp, jti: refreshJti, ati: jti };
-        body.refresh_token = deps.signer.sign(refreshClaims);
-        refresh = { jti: refreshJti, expiresAt: new Date(exp * 1000), claims: refreshClaims };
+        const exp = iat + refreshValidity(client);
+        const refreshClaims: Claims = { ...claims, exp, jti: refreshJti ?? newJti(), ati: jti };
+        // Both signatures at once, on two pool threads.
+        const [access, refreshToken] = await Promise.all([accessToken, deps.signer.sign(refreshClaims)]);
+        body.access_token = access;
+        body.refresh_token = refreshToken;
+        refresh = { jti: refreshClaims.jti as string, expiresAt: new Date(exp * 1000), claims: refreshClaims };
+      } else {
+        body.access_token = await accessToken;
       }
       return { body, accessClaims: claims, refresh };
     },

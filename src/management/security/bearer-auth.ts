@@ -91,7 +91,7 @@ export function createBearerAuth(deps: BearerAuthDeps): BearerAuth {
     if (!match) throw noCredentials('No token provided');
     let claims: Record<string, unknown>;
     try {
-      claims = verifyToken(match[1]!, deps.keys, Math.floor(deps.now() / 1000));
+      claims = await verifyToken(match[1]!, deps.keys, Math.floor(deps.now() / 1000));
     } catch {
       throw invalid('No registered validator could authenticate this token');
     }

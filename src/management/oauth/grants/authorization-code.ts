@@ -47,7 +47,7 @@ export const handle: Grant['handle'] = async ({ client, params }, deps) => {
   if (!user.activated) throw new Unauthorized(`User ${user.login} was not activated`);
   const tokenUser = await tokenUserOf(deps.db, user);
   const scope = narrowScopes(row.scope, tokenUser.authorities);
-  const issued = deps.issuer.issue({
+  const issued = await deps.issuer.issue({
     client, grantType, scope, user: tokenUser, withRefreshToken: client.authorizedGrantTypes.includes('refresh_token'),
   });
   await recordNewChain(deps, issued, client, user.login);

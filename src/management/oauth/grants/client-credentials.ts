@@ -7,7 +7,7 @@ export const parameters = ['scope'] as const;
 
 export const handle: Grant['handle'] = async ({ client, params }, deps) => {
   const scope = clientScope(client, parseScope(params.scope));
-  const issued = deps.issuer.issue({ client, grantType, scope, withRefreshToken: false });
+  const issued = await deps.issuer.issue({ client, grantType, scope, withRefreshToken: false });
   audit(deps, issued, client.clientId);
   return issued.body;
 };

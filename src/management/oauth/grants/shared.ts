@@ -40,7 +40,7 @@ export async function loadTokenUser(db: Executor, login: string): Promise<{ acti
   return found && { activated: found.activated, user: claimsOf(found.login, found.roles, found.sources) };
 }
 
-function claimsOf(login: string, roles: readonly { authority: string; projectName: string | null; organizationName: string | null }[], sources: string[]): TokenUser {
+export function claimsOf(login: string, roles: readonly { authority: string; projectName: string | null; organizationName: string | null }[], sources: string[]): TokenUser {
   return {
     login,
     roles: roles.map((r) => {
