@@ -18,7 +18,7 @@ import { createClientStore } from './oauth-clients/client-store.js';
 import { ensureFrontendClient, loadClientsFile } from './oauth-clients/startup.js';
 import { ensureBuiltInAccounts } from './users/admin-account.js';
 import { loadKeySet, type KeySet } from './oauth/keystore.js';
-import { createSigner } from './oauth/token-signing.js';
+import { closeSigning, createSigner } from './oauth/token-signing.js';
 import { createTokenIssuer } from './oauth/token-issuer.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { createFailedAttemptLimiter } from './oauth/limiter.js';
@@ -116,7 +116,8 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   const audit = createAuditLog({ db, log: log.child({ component: 'audit' }) });
   app.addHook('onClose', async () => audit.flush());
   const clients = createClientStore({ db, now });
-  const issuer = createTokenIssuer({ signer: createSigner(keys.signing), issuer: config.issuer, now });
+  app.addHook('onClose', async () => closeSigning(keys));
+  const issuer = createTokenIssuer({ signer: createSigner(keys), issuer: config.issuer, now });
 
   const limiter = createFailedAttemptLimiter({ maxPerMinute: app.config.managementportalOauthFailedAttemptsPerMinute, now });
 

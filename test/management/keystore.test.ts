@@ -25,7 +25,7 @@ async function loadError(over: Partial<KeystoreSettings>): Promise<string> {
 /** Signs with the key set and verifies with jose on the PEM (re-labelled) and on the JWK. */
 async function signAndVerify(over: Partial<KeystoreSettings>) {
   const keys = await loadKeySet(settings(over), silent);
-  const token = await createSigner(keys.signing).sign({ sub: 'x', exp: Math.floor(Date.now() / 1000) + 60 });
+  const token = await createSigner(keys).sign({ sub: 'x', exp: Math.floor(Date.now() / 1000) + 60 });
   const key = keys.verification[0]!;
   const pem = key.pem.replace(/-----(BEGIN|END) EC PUBLIC KEY-----/g, '-----$1 PUBLIC KEY-----');
   const viaPem = await jwtVerify(token, await importSPKI(pem, key.alg));
