@@ -18,6 +18,7 @@ import type { KeySet } from './keystore.js';
 import { findRefreshToken } from './refresh-tokens.js';
 import { OAuthErrorBody } from './schemas.js';
 import { verifyToken, type Claims } from './token-signing.js';
+import { emptyFormBody, formParams } from './form-params.js';
 
 /** The reference's 400 for a token `check_token` cannot accept `[lib]`. */
 export class CheckTokenInvalid extends OAuthError { readonly error = 'invalid_token'; }
@@ -66,15 +67,6 @@ const IntrospectionResponse = Type.Object({
   token_type: Type.Optional(Type.String({ examples: ['bearer', 'refresh_token'] })),
 }, { description: 'RFC 7662 introspection response' });
 
-const paramsOf = (query: unknown, body: unknown): Record<string, string | undefined> => {
-  const out: Record<string, string | undefined> = {};
-  for (const source of [query, body]) {
-    if (!source || typeof source !== 'object') continue;
-    for (const [k, v] of Object.entries(source)) if (typeof v === 'string') out[k] = v;
-  }
-  return out;
-};
-
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string')
     : typeof value === 'string' ? value.split(' ').filter(Boolean) : [];
@@ -101,9 +93,9 @@ export const introspectionRoutes: FastifyPluginAsyncTypebox<IntrospectionDeps> =
       body: TokenForm, response: { 200: CheckTokenResponse, ...errors },
       security: [{ clientBasic: [] }, {}],
     },
-    preValidation: async (req) => { req.body ??= {}; },
+    preValidation: emptyFormBody,
   }, async (req, reply) => {
-    const params = paramsOf(req.query, req.body);
+    const params = formParams(req.query, req.body);
     await authenticateClient(deps, clientCredentialsOf(req.headers.authorization, params), req.ip);
     if (!params.token) throw new InvalidRequest('Missing token');
     const claims = await verified(params.token, deps);
@@ -120,9 +112,9 @@ export const introspectionRoutes: FastifyPluginAsyncTypebox<IntrospectionDeps> =
       body: TokenForm, response: { 200: IntrospectionResponse, ...errors },
       security: [{ clientBasic: [] }, {}],
     },
-    preValidation: async (req) => { req.body ??= {}; },
+    preValidation: emptyFormBody,
   }, async (req, reply) => {
-    const params = paramsOf(req.query, req.body);
+    const params = formParams(req.query, req.body);
     const client = await authenticateClient(deps, clientCredentialsOf(req.headers.authorization, params), req.ip);
     if (!params.token) throw new InvalidRequest('Missing token');
     reply.headers(noStore);

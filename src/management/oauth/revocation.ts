@@ -14,6 +14,7 @@ import type { IntrospectionDeps } from './introspection.js';
 import { findRefreshToken, revokeFamily } from './refresh-tokens.js';
 import { OAuthErrorBody } from './schemas.js';
 import { verifyToken, type Claims } from './token-signing.js';
+import { emptyFormBody, formParams } from './form-params.js';
 
 export class UnsupportedTokenType extends OAuthError { readonly error = 'unsupported_token_type'; }
 
@@ -56,9 +57,9 @@ export const revocationRoutes: FastifyPluginAsyncTypebox<RevocationDeps> = async
       security: [{ clientBasic: [] }, {}],
       response: { 200: Type.Null({ description: 'Empty body' }), 400: OAuthErrorBody, 401: OAuthErrorBody, 429: OAuthErrorBody },
     },
-    preValidation: async (req) => { req.body ??= {}; },
+    preValidation: emptyFormBody,
   }, async (req, reply) => {
-    const params: Record<string, string | undefined> = { ...(req.query as Record<string, string>), ...req.body };
+    const params = formParams(req.query, req.body);
     const client = await authenticateClient(deps, clientCredentialsOf(req.headers.authorization, params), req.ip);
     if (!params.token) throw new InvalidRequest('Missing token');
     await revokeRefreshToken(deps, client.clientId, params.token);

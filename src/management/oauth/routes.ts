@@ -15,7 +15,7 @@ import { tokenEndpoint, type TokenEndpointDeps } from './token-endpoint.js';
 import { introspectionRoutes, type IntrospectionDeps } from './introspection.js';
 import { TooManyFailedAttempts } from './limiter.js';
 import { revocationRoutes } from './revocation.js';
-import type { TokenParams } from './grants/types.js';
+import { emptyFormBody, formParams } from './form-params.js';
 
 const tags = ['management: oauth'];
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
@@ -31,19 +31,6 @@ export interface OAuthRoutesOptions {
 const jwkOf = (key: VerificationKey) => ({ kid: key.kid, alg: key.alg, use: 'sig' as const, ...key.jwk }) as {
   kid: string; alg: string; use: 'sig'; kty: string; crv?: string; x?: string; y?: string; n?: string; e?: string;
 };
-
-/** Query-string and form parameters merged (Spring reads both); single values only. */
-function paramsOf(query: unknown, body: unknown): TokenParams {
-  const out: Record<string, string | undefined> = {};
-  for (const source of [query, body]) {
-    if (!source || typeof source !== 'object') continue;
-    for (const [k, v] of Object.entries(source)) {
-      if (typeof v === 'string') out[k] = v;
-      else if (Array.isArray(v) && typeof v[0] === 'string') out[k] = v[0];
-    }
-  }
-  return out;
-}
 
 export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async (app, { token, introspection, keys, issuer }) => {
   await app.register(formbody);
@@ -62,9 +49,9 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
       security: [{ clientBasic: [] }, {}],
     },
     // All parameters may come in the query string instead (real clients send them there).
-    preValidation: async (req) => { req.body ??= {}; },
+    preValidation: emptyFormBody,
   }, async (req, reply) => {
-    const body = await tokenEndpoint(token, req.headers.authorization, paramsOf(req.query, req.body), req.ip);
+    const body = await tokenEndpoint(token, req.headers.authorization, formParams(req.query, req.body), req.ip);
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(body);
   });
 

@@ -5,8 +5,10 @@ import type { OAuthClient } from '../../oauth-clients/client-store.js';
 import type { KeySet } from '../keystore.js';
 import type { TokenIssuer, TokenResponse } from '../token-issuer.js';
 
+import type { FormParams } from '../form-params.js';
+
 /** Token request parameters (form body and query string merged; the body wins). */
-export type TokenParams = Readonly<Record<string, string | undefined>>;
+export type TokenParams = FormParams;
 
 export interface GrantDeps {
   db: Database;
