@@ -10,6 +10,7 @@
 import { Agent, request } from 'node:http';
 import postgres from 'postgres';
 import { startFcmStub } from '../test/helpers/fcm-stub.ts';
+import { cpuMeter } from './cpu-usage.mjs';
 import { freshDatabase, machine, startService } from './lib.mjs';
 
 const throughputCount = Number(process.argv[2] ?? 100_000);
@@ -76,10 +77,12 @@ try {
   const service = await startService(base);
   try {
     await waitFor(() => receivedAt.size >= 1, 60);
+    const cpu = cpuMeter(service.pid);
     await waitFor(() => receivedAt.size >= throughputCount, 600);
+    const coresUsed = cpu();
     const times = [...receivedAt.values()];
     const seconds = (Math.max(...times) - Math.min(...times)) / 1000;
-    results.throughput = { notifications: throughputCount, seconds: Number(seconds.toFixed(2)), perSecond: Math.round(throughputCount / seconds), rssMiB: Math.round(service.rssMiB()) };
+    results.throughput = { notifications: throughputCount, seconds: Number(seconds.toFixed(2)), perSecond: Math.round(throughputCount / seconds), rssMiB: Math.round(service.rssMiB()), coresUsed };
 
     // Lateness: all due in the same second, 2 s from now.
     receivedAt.clear();

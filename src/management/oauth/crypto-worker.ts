@@ -99,10 +99,13 @@ function startCryptoWorker(keys: KeySet): CryptoWorker {
   return {
     sign: async (input) => submit(input) as Promise<string>,
     verify: async (kid, alg, input, signature) => submit([kid, alg, input, signature]) as Promise<boolean>,
+    /** Stops the thread; what it had not answered is rejected. A later job starts a new one. */
     async close() {
       const w = worker;
       worker = undefined;
       await w?.terminate();
+      const closed = new Error('crypto worker closed');
+      for (const batch of inFlight.splice(0)) for (const p of batch) p.reject(closed);
     },
   };
 }
