@@ -1,6 +1,7 @@
 // Shared helpers of the benchmarks: start the built service (dist/main.js) and wait for it.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
 import postgres from 'postgres';
 
@@ -87,3 +88,11 @@ export const machine = () => {
   const cpus = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/g) ?? [];
   return `${cpus.length} × ${(cpus[0] ?? '').replace(/model name\s*:\s*/, '')}, Node ${process.version}`;
 };
+
+/** Starts a server script of bench/ that prints its port once listening; `path` is its endpoint. */
+export async function startScript(script, path) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), String(port)], { stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  return { url: `http://127.0.0.1:${port}${path}`, pid: child.pid, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
+}

@@ -4,11 +4,10 @@
 // (bench/oauth-oidc-provider-server.mjs), and the bound (a bare Fastify endpoint: parse form + Basic,
 // compare the secret, sign one ES256 JWT; bench/oauth-bound-server.mjs).
 //   node bench/oauth-client-credentials.mjs [seconds=10] [connections=10]
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { cpuMeter } from './cpu-usage.mjs';
-import { freePort, freshDatabase, machine, startService } from './lib.mjs';
+import { freshDatabase, machine, startScript, startService } from './lib.mjs';
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 10);
@@ -32,14 +31,6 @@ async function load(url, pid) {
   };
 }
 
-/** Starts a bench server script that prints its port once listening; `path` is its token endpoint. */
-async function startScript(script, path) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), String(port)], { stdio: ['ignore', 'pipe', 'ignore'] });
-  await new Promise((resolve) => child.stdout.once('data', resolve));
-  return { url: `http://127.0.0.1:${port}${path}`, pid: child.pid, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
-}
-
 const db = await freshDatabase('radar_bench_oauth');
 const service = await startService({
   PROFILE: 'prod', DATABASE_URL: db.url, RADAR_ADMIN_PASSWORD: 'bench-secret', FCMSERVER_FCMSENDER: 'disabled',
@@ -53,14 +44,14 @@ try {
   await service.stop();
   await db.drop();
 }
-const oidcServer = await startScript('./oauth-oidc-provider-server.mjs', '/token');
+const oidcServer = await startScript('oauth-oidc-provider-server.mjs', '/token');
 let oidc;
 try {
   oidc = await load(oidcServer.url, oidcServer.pid);
 } finally {
   await oidcServer.stop();
 }
-const boundServer = await startScript('./oauth-bound-server.mjs', '/oauth/token');
+const boundServer = await startScript('oauth-bound-server.mjs', '/oauth/token');
 try {
   bound = await load(boundServer.url, boundServer.pid);
 } finally {

@@ -2,11 +2,12 @@
 // token every time (tokens are single-use), the way apps refresh. Public client ManagementPortalapp
 // (password + refresh_token grants), prod profile on PostgreSQL; each refresh marks the old token
 // used, stores the new one, reloads the user's roles and sources and signs two ES256 JWTs.
+// Then, for scale, the client_credentials bound (bench/oauth-bound-server.mjs) under the same load.
 //   node bench/oauth-refresh-token.mjs [seconds=10] [connections=10]
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { cpuMeter } from './cpu-usage.mjs';
-import { freshDatabase, machine, startService } from './lib.mjs';
+import { freshDatabase, machine, startScript, startService } from './lib.mjs';
 
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 10);
@@ -52,11 +53,30 @@ async function run(duration) {
   };
 }
 
+/** The bound of the client_credentials benchmark (one ES256 signature per request), same load, for scale. */
+async function bound() {
+  const server = await startScript('oauth-bound-server.mjs', '/oauth/token');
+  try {
+    const request = {
+      url: server.url, connections, method: 'POST', body: 'grant_type=client_credentials',
+      headers: { ...form, authorization: `Basic ${Buffer.from('radar_restapi:secret').toString('base64')}` },
+    };
+    await autocannon({ ...request, duration: 2 });
+    const r = await autocannon({ ...request, duration: seconds });
+    return { requestsPerSecond: Math.round(r.requests.average), latencyMs: { p50: r.latency.p50, p99: r.latency.p99 } };
+  } finally {
+    await server.stop();
+  }
+}
+
+let measured;
 try {
   await run(2); // warm-up
-  const measured = await run(seconds);
-  console.log(JSON.stringify({ bench: 'oauth-refresh-token', date: new Date().toISOString().slice(0, 10), machine: machine(), seconds, connections, ...measured }, null, 2));
+  measured = await run(seconds);
 } finally {
   await service.stop();
   await db.drop();
 }
+console.log(JSON.stringify({
+  bench: 'oauth-refresh-token', date: new Date().toISOString().slice(0, 10), machine: machine(), seconds, connections, ...measured, bound: await bound(),
+}, null, 2));
