@@ -1,6 +1,6 @@
 /**
  * Periodic clean-up of the management domain's short-lived rows: expired refresh-token records,
- * sign-in sessions and authorization codes (an expired one can never be used again, its JWT or
+ * sign-in sessions, authorization codes and consent approvals (an expired one can never be used again, its JWT or
  * row having expired). Each job is one idempotent DELETE, so several instances may run it at once;
  * a failure is logged and retried at the next interval. Further jobs (meta-tokens, accounts never
  * activated) join the list.
@@ -10,7 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { AsyncTask, SimpleIntervalJob, ToadScheduler } from 'toad-scheduler';
 import type { Database } from '../platform/database.js';
 import { sqlState } from '../platform/database.js';
-import { oauthCodes, oauthSessions, refreshTokens } from './schema.js';
+import { oauthApprovals, oauthCodes, oauthSessions, refreshTokens } from './schema.js';
 
 /** How often the jobs run. */
 export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
@@ -31,6 +31,7 @@ export const OAUTH_CLEANUP_JOBS: readonly MaintenanceJob[] = [
   { name: 'expired refresh tokens', run: async (db, now) => count(await db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now))) },
   { name: 'expired sign-in sessions', run: async (db, now) => count(await db.delete(oauthSessions).where(lt(oauthSessions.expiresAt, now))) },
   { name: 'expired authorization codes', run: async (db, now) => count(await db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, now))) },
+  { name: 'expired consent approvals', run: async (db, now) => count(await db.delete(oauthApprovals).where(lt(oauthApprovals.expiresAt, now))) },
 ];
 
 /** Runs every job once (tests call this directly). */

@@ -326,6 +326,23 @@ export const oauthCodes = management.table('oauth_codes', {
 }, (t) => [index('oauth_codes_expires_at_idx').on(t.expiresAt)]);
 
 /**
+ * Remembered answers of the consent page (the reference's `oauth_approvals`): one row per user,
+ * client and scope, `APPROVED` or `DENIED`, until `expires_at`. A user who approved every scope a
+ * client asks for is not asked again. They go with their user or client.
+ */
+export const oauthApprovals = management.table('oauth_approvals', {
+  userId: bigint('user_id', { mode: 'number' }).notNull().references(() => users.id, { onDelete: 'cascade' }),
+  clientId: text('client_id').notNull().references(() => oauthClients.clientId, { onDelete: 'cascade' }),
+  scope: text('scope').notNull(),
+  status: text('status').$type<'APPROVED' | 'DENIED'>().notNull(),
+  expiresAt: timestamptz('expires_at').notNull(),
+  lastModifiedAt: timestamptz('last_modified_at').notNull().defaultNow(),
+}, (t) => [
+  primaryKey({ columns: [t.userId, t.clientId, t.scope] }),
+  index('oauth_approvals_expires_at_idx').on(t.expiresAt),
+]);
+
+/**
  * Pairing meta-tokens (the reference's `radar_meta_token`): a short name that hands a new refresh
  * token of `client_id` for the subject's account to the app that reads it. Valid while
  * `(persistent or not fetched) and now < expiry_date`; deleted with the subject.

@@ -6,12 +6,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { importSPKI, jwtVerify, type CryptoKey } from 'jose';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { aParticipant, aProject } from '../fixtures/management.js';
 import { upsertClient } from '../../src/management/oauth-clients/queries.js';
-import { oauthCodes, serverSecrets } from '../../src/management/schema.js';
+import { oauthApprovals, oauthCodes, serverSecrets } from '../../src/management/schema.js';
 import type { Database } from '../../src/platform/database.js';
 import { createAuthorizeService } from '../../src/management/oauth/authorize/service.js';
 import { createClientStore } from '../../src/management/oauth-clients/client-store.js';
@@ -76,10 +76,11 @@ async function startAuthorization(params: Record<string, string>) {
   return { res, cookie: sessionCookie(res), csrf: csrfOf(res.body) };
 }
 
-/** The whole browser part: sign in, approve; returns the redirect location. */
+/** The whole browser part: sign in, approve (unless approved before); returns the redirect location. */
 async function authorizeAndApprove(clientId: string, extra: Record<string, string> = {}) {
   const start = await startAuthorization({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, state: 'xyz', ...extra });
   const signIn = await post('/oauth/login', { username: participant.login, password: PASSWORD, _csrf: start.csrf }, start.cookie);
+  if (signIn.statusCode === 302) return new URL(signIn.headers.location as string);
   expect(signIn.statusCode, signIn.body).toBe(200);
   const cookie = sessionCookie(signIn);
   const approve = await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: csrfOf(signIn.body) }, cookie);
@@ -214,6 +215,41 @@ describe('authorization code flow', () => {
     expect(location.searchParams.get('error')).toBe('access_denied');
     expect(location.searchParams.get('state')).toBe('st');
     expect(location.searchParams.has('code')).toBe(false);
+  });
+
+  it('remembers the answer for a month: approved scopes skip consent, other scopes, expired or denied approvals ask again', async () => {
+    const clientId = await aClient();
+    const signInTo = async (scope: string, user = participant.login) => {
+      const start = await startAuthorization({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope });
+      return post('/oauth/login', { username: user, password: PASSWORD, _csrf: start.csrf }, start.cookie);
+    };
+    const first = await signInTo('SUBJECT.READ PROJECT.READ');
+    expect(first.body).toContain('Approve access');
+    expect((await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: csrfOf(first.body) }, sessionCookie(first))).statusCode).toBe(302);
+    const stored = await db.select().from(oauthApprovals).where(eq(oauthApprovals.clientId, clientId));
+    expect(stored.map((a) => [a.scope, a.status]).sort()).toEqual([['PROJECT.READ', 'APPROVED'], ['SUBJECT.READ', 'APPROVED']]);
+    const month = 30 * 24 * 3600 * 1000;
+    for (const a of stored) expect(Math.abs(a.expiresAt.getTime() - (Date.now() + month))).toBeLessThan(60_000);
+
+    // A new sign-in for the same or fewer scopes goes straight to the client with a code.
+    for (const scope of ['SUBJECT.READ PROJECT.READ', 'PROJECT.READ']) {
+      const again = await signInTo(scope);
+      expect(again.statusCode).toBe(302);
+      expect(new URL(again.headers.location as string).searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    }
+    // A scope not approved yet asks again; so does another user.
+    expect((await signInTo('SUBJECT.READ MEASUREMENT.CREATE')).body).toContain('Approve access');
+    const other = await aParticipant(db, { project: await aProject(db), password: PASSWORD });
+    expect((await signInTo('PROJECT.READ', other.login)).body).toContain('Approve access');
+
+    // Expired approvals count no more; a denial is remembered as DENIED and asks again next time.
+    await db.update(oauthApprovals).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(oauthApprovals.clientId, clientId));
+    const expired = await signInTo('PROJECT.READ');
+    expect(expired.body).toContain('Approve access');
+    expect((await post('/oauth/authorize', { user_oauth_approval: 'false', _csrf: csrfOf(expired.body) }, sessionCookie(expired))).statusCode).toBe(302);
+    const denied = await db.select().from(oauthApprovals).where(and(eq(oauthApprovals.clientId, clientId), eq(oauthApprovals.scope, 'PROJECT.READ')));
+    expect(denied.map((a) => a.status)).toEqual(['DENIED']);
+    expect((await signInTo('PROJECT.READ')).body).toContain('Approve access');
   });
 
   it('a wrong password shows the sign-in page again with an error', async () => {

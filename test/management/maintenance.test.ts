@@ -1,16 +1,16 @@
-/** The clean-up of expired OAuth rows: expired refresh-token records, sessions and codes go; live ones stay. */
+/** The clean-up of expired OAuth rows: expired refresh-token records, sessions, codes and consent approvals go; live ones stay. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { unique } from '../helpers/management-api.js';
 import { OAUTH_CLEANUP_JOBS, runMaintenance } from '../../src/management/maintenance.js';
-import { oauthCodes, oauthSessions, refreshTokens } from '../../src/management/schema.js';
+import { oauthApprovals, oauthCodes, oauthSessions, refreshTokens, users } from '../../src/management/schema.js';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });
 afterAll(async () => { await t.close(); });
 
-it('deletes expired refresh tokens, sessions and codes, keeps live ones, and is safe to run twice at once', async () => {
+it('deletes expired refresh tokens, sessions, codes and approvals, keeps live ones, and is safe to run twice at once', async () => {
   const db = t.app.db.db;
   const now = new Date();
   const past = new Date(now.getTime() - 60_000);
@@ -28,6 +28,11 @@ it('deletes expired refresh tokens, sessions and codes, keeps live ones, and is 
     { codeHash: oldCode, clientId: 'aRMT', userLogin: 'admin', redirectUri: 'x', redirectUriGiven: false, expiresAt: past },
     { codeHash: liveCode, clientId: 'aRMT', userLogin: 'admin', redirectUri: 'x', redirectUriGiven: false, expiresAt: future },
   ]);
+  const [admin] = await db.select({ id: users.id }).from(users).where(eq(users.login, 'admin'));
+  await db.insert(oauthApprovals).values([
+    { userId: admin!.id, clientId: 'aRMT', scope: oldCode, status: 'APPROVED', expiresAt: past },
+    { userId: admin!.id, clientId: 'aRMT', scope: liveCode, status: 'APPROVED', expiresAt: future },
+  ]);
 
   await Promise.all([runMaintenance(db, OAUTH_CLEANUP_JOBS, now, t.app.log), runMaintenance(db, OAUTH_CLEANUP_JOBS, now, t.app.log)]);
 
@@ -37,4 +42,6 @@ it('deletes expired refresh tokens, sessions and codes, keeps live ones, and is 
   expect(sessions.map((r) => r.id)).toEqual([liveSession]);
   const codes = await db.select({ c: oauthCodes.codeHash }).from(oauthCodes).where(inArray(oauthCodes.codeHash, [oldCode, liveCode]));
   expect(codes.map((r) => r.c)).toEqual([liveCode]);
+  const approvals = await db.select({ s: oauthApprovals.scope }).from(oauthApprovals).where(inArray(oauthApprovals.scope, [oldCode, liveCode]));
+  expect(approvals.map((r) => r.s)).toEqual([liveCode]);
 });

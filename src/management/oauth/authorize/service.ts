@@ -10,6 +10,7 @@ import type { PendingAuthorization } from '../../schema.js';
 import { findUserByLogin } from '../../users/queries.js';
 import { InvalidRequest, InvalidScope, OAuthError, UnauthorizedClient } from '../errors.js';
 import { clientScope, parseScope } from '../grants/shared.js';
+import { allApproved, rememberDecision } from './approvals.js';
 import { insertCode } from './codes.js';
 import { AccessDenied, AuthorizationPageError, AuthorizationRedirect, redirectTo, UnsupportedResponseType } from './errors.js';
 import type { FailedAttemptLimiter } from '../limiter.js';
@@ -56,9 +57,12 @@ export interface AuthorizeService {
    * password grant; throws `TooManyFailedAttempts` while that key is blocked.
    */
   signIn(username: string, password: string, ip: string): Promise<string | undefined>;
-  /** After sign-in: the redirect with a code when the scopes are auto-approved, else the consent page. */
+  /**
+   * After sign-in: the redirect with a code when the scopes are auto-approved or the user approved
+   * them all for this client within the last month (approvals.ts), else the consent page.
+   */
   afterSignIn(request: PendingAuthorization, login: string): Promise<NextStep>;
-  /** The user's answer on the consent page: the redirect with a code, or with `access_denied`. */
+  /** The user's answer on the consent page, remembered: the redirect with a code, or with `access_denied`. */
   decide(request: PendingAuthorization, login: string, approved: boolean): Promise<string>;
 }
 
@@ -130,11 +134,14 @@ export function createAuthorizeService(deps: {
     async afterSignIn(request, login) {
       const client = await deps.clients.get(request.clientId);
       if (!client) throw new AuthorizationPageError(400, 'Unknown client: the application that sent you here is not registered.');
-      if (autoApproved(client, request.scope)) return { redirect: await issueRedirect(request, login) };
+      if (autoApproved(client, request.scope) || await allApproved(deps.db, login, client.clientId, request.scope, new Date(deps.now()))) {
+        return { redirect: await issueRedirect(request, login) };
+      }
       return { consent: { clientId: client.clientId, scope: request.scope } };
     },
 
     async decide(request, login, approved) {
+      await rememberDecision(deps.db, login, request.clientId, request.scope, approved, new Date(deps.now()));
       if (!approved) return new AuthorizationRedirect(request.redirectUri, request.state, new AccessDenied('The user denied access')).location;
       return issueRedirect(request, login);
     },
