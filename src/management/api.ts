@@ -2,7 +2,7 @@
  * The management resource API (managementportal.md §2) under `/api`, plus `/management/audits`.
  * Every route here is authenticated first (bearer token or the signed-in session), except the
  * public ones (`/api/public/projects`, `/api/profile-info`, `/api/sitesettings`, the account activation and
- * password-reset pair, `GET /api/meta-token/{name}`).
+ * password-reset pair, `GET /api/meta-token/{name}`, `POST /api/logout`).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ManagementApiDeps } from './api-deps.js';
@@ -23,6 +23,7 @@ import { publicRoutes } from './public/routes.js';
 import { accountRoutes, publicAccountRoutes } from './account/routes.js';
 import { pairingRoutes, publicMetaTokenRoutes } from './pairing/routes.js';
 import type { TokenIssuer } from './oauth/token-issuer.js';
+import { logoutRoutes, type LogoutRoutesOptions } from './security/logout-routes.js';
 
 export interface ManagementApiOptions {
   deps: ManagementApiDeps;
@@ -31,10 +32,13 @@ export interface ManagementApiOptions {
   issuer: TokenIssuer;
   /** Routes of other modules that live in the authenticated `/api` scope (e.g. OAuth clients). */
   extra?: FastifyPluginAsync;
+  /** The signed-in session's sign-out (`POST /api/logout`). */
+  logout: LogoutRoutesOptions;
 }
 
-export const managementApi: FastifyPluginAsync<ManagementApiOptions> = async (app, { deps, bearer, issuer, extra }) => {
+export const managementApi: FastifyPluginAsync<ManagementApiOptions> = async (app, { deps, bearer, issuer, extra, logout }) => {
   await app.register(publicRoutes, { ...deps, prefix: '/api' });
+  await app.register(logoutRoutes, { ...logout, prefix: '/api' });
   await app.register(publicAccountRoutes, { ...deps, prefix: '/api' });
   await app.register(publicMetaTokenRoutes, { ...deps, issuer, prefix: '/api' });
   await app.register(async (secured) => {

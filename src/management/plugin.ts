@@ -132,7 +132,8 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   // The sign-in pages' sessions also authenticate the API (the admin UI), so both get the same store and key.
   const sessions = createSessionStore({ db, now });
   const sessionSecret = await resolveSessionSecret(db, app.config.managementportalSessionSecret);
-  const bearer = createBearerAuth({ db, keys, now, session: createSessionAuth({ db, sessions, secret: sessionSecret }) });
+  const sessionAuth = createSessionAuth({ db, sessions, secret: sessionSecret });
+  const bearer = createBearerAuth({ db, keys, now, session: sessionAuth });
   app.decorateRequest('mpAuth', null);
   const oauthClients = createOAuthClientService({ db, clients });
   const accountMail = createAccountMail({ mail: app.mail, config: app.config, log: log.child({ component: 'account-mail' }) });
@@ -147,6 +148,8 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       config: app.config, mail: app.mail, accountMail,
     },
     extra: async (api) => api.register(oauthClientRoutes, { oauthClients }),
+    // The cookie path of the sign-in pages (oauth/authorize/routes.ts).
+    logout: { session: sessionAuth, cookiePath: `${app.prefix}/` },
   });
   await app.register(authorizeRoutes, {
     // The token endpoint's limiter: sign-in failures share its (username, IP) counters.

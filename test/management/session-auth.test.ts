@@ -136,6 +136,27 @@ describe('session authentication of /api', () => {
     expect(res.body).toEqual(unauthorized);
   });
 
+  it('POST /api/logout with the CSRF token ends the session and clears the cookie; without it 403 and the session lives on', async () => {
+    const session = await signIn('admin', 'admin');
+    const refused = await mp.call('POST', '/api/logout', { headers: { cookie: session.cookie } });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual(csrfRejected);
+    expect((await mp.call('GET', '/api/oauth-clients', { headers: { cookie: session.cookie } })).status).toBe(200);
+
+    const res = await t.app.inject({ method: 'POST', url: `${MP}/api/logout`, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('');
+    expect(res.headers['set-cookie']).toBe('mp_oauth_session=; Path=/managementportal/; Max-Age=0; HttpOnly; SameSite=Lax');
+    const after = await mp.call('GET', '/api/oauth-clients', { headers: { cookie: session.cookie } });
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual(unauthorized);
+    // Signing out again, or without any session, is fine too.
+    expect((await t.app.inject({ method: 'POST', url: `${MP}/api/logout`, headers: { cookie: session.cookie } })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'POST', url: `${MP}/api/logout` })).statusCode).toBe(200);
+    // Another session is untouched.
+    expect((await mp.call('GET', '/api/oauth-clients', { headers: { cookie: admin.cookie } })).status).toBe(200);
+  });
+
   it('a bearer token wins over the session', async () => {
     const withBadBearer = await mp.call('GET', '/api/oauth-clients', { bearer: 'garbage', headers: { cookie: admin.cookie } });
     expect(withBadBearer.status).toBe(401);

@@ -16,7 +16,7 @@ import type { Database } from '../../platform/database.js';
 import { narrowScopes, PERMISSION_SCOPES } from '../authz/permissions.js';
 import { AccessDenied } from '../errors.js';
 import { FRONTEND_CLIENT_ID } from '../oauth-clients/startup.js';
-import type { SessionStore } from '../session/sessions.js';
+import type { Session, SessionStore } from '../session/sessions.js';
 import { findUserWithRoles } from '../users/queries.js';
 import { noCredentials, type MpAuth } from './bearer-auth.js';
 
@@ -39,6 +39,11 @@ export interface SessionAuth {
    * `AccessDenied` (403) for an unsafe method without the session's CSRF token.
    */
   principalOf(request: FastifyRequest): Promise<MpAuth | undefined>;
+  /**
+   * Ends the request's session (sign-out); false when it carries none that is live. Throws
+   * `AccessDenied` (403) when the session is live but the request lacks its CSRF token.
+   */
+  signOut(request: FastifyRequest): Promise<boolean>;
 }
 
 const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
@@ -47,19 +52,27 @@ export function createSessionAuth(deps: SessionAuthDeps): SessionAuth {
   const signer = fastifyCookie.signerFactory(deps.secret);
   const notSignedIn = () => noCredentials('Not signed in');
 
+  /** Undefined without a session cookie; null for a tampered cookie or a session that is unknown or expired. */
+  async function sessionOf(request: FastifyRequest): Promise<Session | undefined | null> {
+    const header = request.headers.cookie;
+    const raw = header ? fastifyCookie.parse(header)[SESSION_COOKIE] : undefined;
+    if (raw === undefined) return undefined;
+    const unsigned = signer.unsign(raw);
+    if (!unsigned.valid || !unsigned.value) return null;
+    return (await deps.sessions.load(unsigned.value)) ?? null;
+  }
+
+  function requireCsrf(request: FastifyRequest, session: Session): void {
+    const csrf = firstHeader(request.headers['x-csrf-token']) ?? firstHeader(request.headers['x-xsrf-token']);
+    if (!deps.sessions.csrfMatches(session, csrf)) throw new AccessDenied('Invalid or missing CSRF token');
+  }
+
   return {
     async principalOf(request) {
-      const header = request.headers.cookie;
-      const raw = header ? fastifyCookie.parse(header)[SESSION_COOKIE] : undefined;
-      if (raw === undefined) return undefined;
-      const unsigned = signer.unsign(raw);
-      if (!unsigned.valid || !unsigned.value) throw notSignedIn();
-      const session = await deps.sessions.load(unsigned.value);
+      const session = await sessionOf(request);
+      if (session === undefined) return undefined;
       if (!session?.userLogin) throw notSignedIn();
-      if (UNSAFE_METHODS.has(request.method)) {
-        const csrf = firstHeader(request.headers['x-csrf-token']) ?? firstHeader(request.headers['x-xsrf-token']);
-        if (!deps.sessions.csrfMatches(session, csrf)) throw new AccessDenied('Invalid or missing CSRF token');
-      }
+      if (UNSAFE_METHODS.has(request.method)) requireCsrf(request, session);
       const user = await findUserWithRoles(deps.db, session.userLogin);
       if (!user?.activated) throw notSignedIn();
       const roles = user.roles;
@@ -73,6 +86,13 @@ export function createSessionAuth(deps: SessionAuthDeps): SessionAuth {
         roles,
         jti: undefined,
       };
+    },
+    async signOut(request) {
+      const session = await sessionOf(request);
+      if (!session) return false;
+      requireCsrf(request, session);
+      await deps.sessions.destroy(session);
+      return true;
     },
   };
 }

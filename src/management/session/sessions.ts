@@ -33,6 +33,8 @@ export interface SessionStore {
   renew(session: Session): Promise<Session>;
   /** Whether `presented` is the session's CSRF token (constant time). */
   csrfMatches(session: Session, presented: string | undefined): boolean;
+  /** Ends the session: its id stops working. */
+  destroy(session: Session): Promise<void>;
 }
 
 export function createSessionStore(deps: { db: Database; now: () => number; ttlSeconds?: number }): SessionStore {
@@ -67,6 +69,9 @@ export function createSessionStore(deps: { db: Database; now: () => number; ttlS
         authenticatedAt: renewed.authenticatedAt, pending: renewed.pending, expiresAt: expiry(),
       });
       return renewed;
+    },
+    async destroy(session) {
+      await deleteSession(deps.db, hashId(session.id));
     },
     csrfMatches(session, presented) {
       if (typeof presented !== 'string') return false;
