@@ -8,7 +8,7 @@
  */
 import { and, asc, type Column, count, desc, eq, gt, gte, ilike, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Executor } from '../../platform/database.js';
+import { renderedOnce, type Executor } from '../../platform/database.js';
 import {
   authorities, groups, organizations, projects, projectSourceTypes, revisionChanges, revisions, roles, roleUsers, sources, sourceTypes, subjects, users,
 } from '../schema.js';
@@ -217,22 +217,22 @@ const roleProjects = alias(projects, 'role_projects');
  */
 const listColumns = {
   ...subjectColumns,
-  roles: sql<ListedSubjectRow['roles']>`(select coalesce(json_agg(json_build_object(
+  roles: renderedOnce(sql<ListedSubjectRow['roles']>`(select coalesce(json_agg(json_build_object(
       'id', ${roles.id}, 'authorityName', ${roles.authorityName}, 'organizationId', ${roles.organizationId},
       'organizationName', ${roleOrganizations.name}, 'projectId', ${roles.projectId}, 'projectName', ${roleProjects.projectName}
     ) order by ${roles.id}), '[]'::json)
     from ${roleUsers} join ${roles} on ${roles.id} = ${roleUsers.roleId}
     left join ${projects} as ${sql.identifier('role_projects')} on ${roleProjects.id} = ${roles.projectId}
     left join ${organizations} as ${sql.identifier('role_organizations')} on ${roleOrganizations.id} = ${roles.organizationId}
-    where ${roleUsers.userId} = ${subjects.userId})`,
-  sources: sql<ListedSubjectRow['sources']>`(select coalesce(json_agg(json_build_object(
+    where ${roleUsers.userId} = ${subjects.userId})`),
+  sources: renderedOnce(sql<ListedSubjectRow['sources']>`(select coalesce(json_agg(json_build_object(
       'id', ${sources.id}, 'sourceTypeId', ${sourceTypes.id}, 'sourceTypeProducer', ${sourceTypes.producer},
       'sourceTypeModel', ${sourceTypes.model}, 'sourceTypeCatalogVersion', ${sourceTypes.catalogVersion},
       'expectedSourceName', ${sources.expectedSourceName}, 'sourceId', ${sources.sourceId}, 'sourceName', ${sources.sourceName},
       'assigned', ${sources.assigned}, 'attributes', ${sources.attributes}
     ) order by ${sources.id}), '[]'::json)
     from ${sources} left join ${sourceTypes} on ${sourceTypes.id} = ${sources.sourceTypeId}
-    where ${sources.subjectId} = ${subjects.id} and not ${sources.deleted})`,
+    where ${sources.subjectId} = ${subjects.id} and not ${sources.deleted})`),
 };
 
 /** One keyset segment: rows after the cursor (`extra`), in `sort` order, `limit` of them. */
