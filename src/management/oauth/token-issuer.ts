@@ -123,7 +123,7 @@ export function createTokenIssuer(deps: { signer: TokenSigner; issuer: string; n
       if (withRefreshToken) {
         const exp = iat + refreshValidity(client);
         const refreshClaims: Claims = { ...claims, exp, jti: refreshJti ?? newJti(), ati: jti };
-        // Both signatures at once, on two pool threads.
+        // Both signatures requested together: one message to the crypto worker.
         const [access, refreshToken] = await Promise.all([accessToken, deps.signer.sign(refreshClaims)]);
         body.access_token = access;
         body.refresh_token = refreshToken;
