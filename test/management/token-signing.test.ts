@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importJWK, jwtVerify } from 'jose';
 import { loadKeySet, type KeySet } from '../../src/management/oauth/keystore.js';
 import { closeSigning, createSigner, verifyToken } from '../../src/management/oauth/token-signing.js';
+import { BearerUnauthorized, createBearerAuth } from '../../src/management/security/bearer-auth.js';
+import type { Database } from '../../src/platform/database.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/keystores/${name}`, import.meta.url));
 const now = () => Math.floor(Date.now() / 1000);
@@ -67,5 +69,32 @@ describe('token signing', () => {
     await closeSigning(ec);
     const token = await createSigner(ec).sign({ sub: 'again', exp: now() + 60 });
     expect((await verifyToken(token, ec, now())).sub).toBe('again');
+  });
+});
+
+describe('bearer authentication keeps verified tokens', () => {
+  it('a token verified once is taken again without a new check until it expires; tampered ones never are', async () => {
+    let nowMs = Date.now();
+    // A copy of the key set whose keys are withdrawn below: after that only remembered tokens pass.
+    const keys: KeySet = { ...ec, verification: [...ec.verification], byKid: new Map(ec.byKid) };
+    // A client token: no user, so no database query.
+    const bearer = createBearerAuth({ db: undefined as unknown as Database, keys, now: () => nowMs });
+    const exp = now() + 60;
+    const claims = { aud: ['res_ManagementPortal'], scope: ['SUBJECT.READ'], client_id: 'c', sub: 'c', grant_type: 'client_credentials', exp };
+    const token = await createSigner(keys).sign(claims);
+    const other = await createSigner(keys).sign({ ...claims, sub: 'd' });
+    const first = await bearer.principalOf(`Bearer ${token}`);
+    expect(first).toMatchObject({ clientId: 'c', clientCredentials: true, scopes: new Set(['SUBJECT.READ']) });
+
+    keys.byKid.clear();
+    expect(await bearer.principalOf(`Bearer ${token}`)).toEqual(first);
+    await expect(bearer.principalOf(`Bearer ${other}`)).rejects.toBeInstanceOf(BearerUnauthorized);
+    const [h, p, s] = token.split('.') as [string, string, string];
+    const tampered = `${h}.${p}.${(s.startsWith('A') ? 'B' : 'A') + s.slice(1)}`;
+    await expect(bearer.principalOf(`Bearer ${tampered}`)).rejects.toBeInstanceOf(BearerUnauthorized);
+    // Past its expiry the remembered token is refused.
+    nowMs = (exp + 1) * 1000;
+    await expect(bearer.principalOf(`Bearer ${token}`)).rejects.toThrow('No registered validator could authenticate this token');
+    await closeSigning(keys);
   });
 });

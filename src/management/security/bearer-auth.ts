@@ -82,16 +82,37 @@ export interface BearerAuth {
   authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
+/** Verified tokens remembered per instance (~1 KB each). */
+const VERIFIED_TOKENS_KEPT = 5000;
+
 export function createBearerAuth(deps: BearerAuthDeps): BearerAuth {
   const invalid = (description: string) =>
     new BearerUnauthorized(description, `Bearer realm="${REALM}", error="invalid_token", error_description="${quote(description)}"`);
 
+  /**
+   * Tokens whose signature was verified, with their claims: a UI or client calls the API many
+   * times with one token, and a signature check costs a hop to the crypto worker and ~60 µs there.
+   * A signed token cannot change, so only its expiry is checked again. Failures are not kept.
+   */
+  const verified = new Map<string, Readonly<Record<string, unknown>>>();
+
+  async function claimsOf(token: string, nowSeconds: number): Promise<Readonly<Record<string, unknown>>> {
+    const hit = verified.get(token);
+    if (hit && (hit.exp as number) > nowSeconds) return hit;
+    if (hit) verified.delete(token);
+    const claims = Object.freeze(await verifyToken(token, deps.keys, nowSeconds));
+    // Oldest first out: a Map iterates in insertion order.
+    if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value!);
+    verified.set(token, claims);
+    return claims;
+  }
+
   async function principalOf(authorization: string | undefined): Promise<MpAuth> {
     const match = authorization === undefined ? null : /^bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) throw noCredentials('No token provided');
-    let claims: Record<string, unknown>;
+    let claims: Readonly<Record<string, unknown>>;
     try {
-      claims = await verifyToken(match[1]!, deps.keys, Math.floor(deps.now() / 1000));
+      claims = await claimsOf(match[1]!, Math.floor(deps.now() / 1000));
     } catch {
       throw invalid('No registered validator could authenticate this token');
     }
