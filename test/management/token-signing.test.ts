@@ -76,7 +76,8 @@ describe('bearer authentication keeps verified tokens', () => {
   it('a token verified once is taken again without a new check until it expires; tampered ones never are', async () => {
     let nowMs = Date.now();
     // A copy of the key set whose keys are withdrawn below: after that only remembered tokens pass.
-    const keys: KeySet = { ...ec, verification: [...ec.verification], byKid: new Map(ec.byKid) };
+    const byKid = new Map(ec.byKid);
+    const keys: KeySet = { ...ec, verification: [...ec.verification], byKid };
     // A client token: no user, so no database query.
     const bearer = createBearerAuth({ db: undefined as unknown as Database, keys, now: () => nowMs });
     const exp = now() + 60;
@@ -86,7 +87,7 @@ describe('bearer authentication keeps verified tokens', () => {
     const first = await bearer.principalOf(`Bearer ${token}`);
     expect(first).toMatchObject({ clientId: 'c', clientCredentials: true, scopes: new Set(['SUBJECT.READ']) });
 
-    keys.byKid.clear();
+    byKid.clear();
     expect(await bearer.principalOf(`Bearer ${token}`)).toEqual(first);
     await expect(bearer.principalOf(`Bearer ${other}`)).rejects.toBeInstanceOf(BearerUnauthorized);
     const [h, p, s] = token.split('.') as [string, string, string];
