@@ -34,8 +34,7 @@ export const AUDIT_FLUSH_MS = 100;
 
 const insertEvents = bulkInsertStatement(auditEvents, ['principal', 'eventType', 'data', 'eventDate'], { returning: ['id'] });
 
-export function createAuditLog(deps: { db: Database; log: FastifyBaseLogger; flushMs?: number }): AuditLog {
-  const flushMs = deps.flushMs ?? AUDIT_FLUSH_MS;
+export function createAuditLog(deps: { db: Database; log: FastifyBaseLogger }): AuditLog {
   /** Each event serialized as it is recorded: one small string per event waits, not an object graph. */
   let queue: string[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -62,7 +61,7 @@ export function createAuditLog(deps: { db: Database; log: FastifyBaseLogger; flu
     record(event) {
       queue.push(rowJson([event.principal, event.type, event.data, event.date ?? new Date()]));
       if (queue.length >= MAX_BATCH) write();
-      else timer ??= setTimeout(write, flushMs);
+      else timer ??= setTimeout(write, AUDIT_FLUSH_MS);
     },
     async flush() {
       if (queue.length > 0) write();

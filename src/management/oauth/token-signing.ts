@@ -36,7 +36,6 @@ export const closeSigning = (keys: KeySet): Promise<void> => cryptoWorkerOf(keys
 
 const VALIDATION_FAILED = 'No registered validator could authenticate this token';
 
-
 /**
  * Checks signature and `exp` against the key set and returns the claims. Any failure (not a JWT,
  * unknown key, bad signature, expired) is `InvalidToken` with the reference's description.

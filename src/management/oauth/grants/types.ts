@@ -3,9 +3,8 @@ import type { Database } from '../../../platform/database.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { OAuthClient } from '../../oauth-clients/client-store.js';
 import type { KeySet } from '../keystore.js';
-import type { TokenIssuer, TokenResponse } from '../token-issuer.js';
-
 import type { FormParams } from '../form-params.js';
+import type { TokenIssuer, TokenResponse } from '../token-issuer.js';
 
 /** Token request parameters (form body and query string merged; the body wins). */
 export type TokenParams = FormParams;
