@@ -5,13 +5,14 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './config.js';
+import { fastifyTrustProxy, type Config } from './config.js';
 import './platform/types.js';
 import { EventBus } from './platform/events.js';
 import { loggerOptions, requestLoggerFactory } from './platform/logging.js';
 import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
+import { ajvOptions, perPartSchemaController } from './platform/validation.js';
 import { appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
 import { loadManagementKeys, managementPlugin, type ManagementConfig } from './management/plugin.js';
 
@@ -31,12 +32,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger: options.logger ?? loggerOptions(config.logLevel),
     childLoggerFactory: requestLoggerFactory,
     bodyLimit: config.httpBodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
-    // Instants and time zones accept a string or a number (type arrays); coercion stays on.
-    ajv: { customOptions: { allowUnionTypes: true } },
+    // Query strings and paths coerce ("12" → 12); JSON bodies are validated as sent.
+    ajv: ajvOptions,
+    schemaController: perPartSchemaController(),
   }).withTypeProvider<TypeBoxTypeProvider>();
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
 

@@ -13,6 +13,7 @@
  * `loadConfig` collects every invalid value and throws one `ConfigError` whose lines each name
  * the variable and the rule it broke.
  */
+import { isIP } from 'node:net';
 
 type Env = Record<string, string | undefined>;
 
@@ -103,8 +104,7 @@ function profile<const O extends Opts<'dev' | 'prod'>>(doc: string, opts: O): Un
 }
 
 /**
- * A boolean. `extra` maps further words (lower case) onto a value, e.g. the values of Spring's
- * `server.forward-headers-strategy` (`native`, `framework`, `none`).
+ * A boolean. `extra` maps further words (lower case) onto a value.
  */
 function bool<const O extends Opts<boolean>>(doc: string, opts: O, extra: Readonly<Record<string, boolean>> = {}): Unnamed<boolean, O> {
   const words: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false, ...extra };
@@ -113,6 +113,65 @@ function bool<const O extends Opts<boolean>>(doc: string, opts: O, extra: Readon
     if (value === undefined) throw new InvalidValue(`must be one of ${Object.keys(words).join(', ')}, got "${raw}"`);
     return value;
   });
+}
+
+/**
+ * Tomcat's default `internalProxies` (RemoteIpValve; Spring Boot's
+ * `server.tomcat.remoteip.internal-proxies`), which the reference trusted under
+ * `server.forward-headers-strategy=native`: 10/8, 192.168/16, 169.254/16, 127/8, 100.64/10
+ * (carrier-grade NAT), 172.16/12, ::1, fe80::/10 and fc00::/7.
+ */
+export const TOMCAT_INTERNAL_PROXIES: readonly string[] = [
+  '10.0.0.0/8', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8', '100.64.0.0/10', '172.16.0.0/12',
+  '::1/128', 'fe80::/10', 'fc00::/7',
+];
+
+/** Which proxies are trusted: none, all, the nearest N hops, or those at these addresses/CIDRs. */
+export type TrustProxy = boolean | number | string[];
+
+/** One trusted-proxy entry: an IP address, a CIDR range, or one of proxy-addr's range names. */
+function proxyEntry(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0 || address.includes('%')) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * `TRUST_PROXY` in Fastify's forms: `true`/`false`, a hop count, or a comma list of addresses and
+ * CIDR ranges; Spring's `server.forward-headers-strategy` values `native`/`framework` mean
+ * Tomcat's default internal proxies, `none` means false.
+ */
+function trustProxy<const O extends Opts<TrustProxy>>(doc: string, opts: O): Unnamed<TrustProxy, O> {
+  return make(doc, opts, (raw): TrustProxy => {
+    const value = raw.trim().toLowerCase();
+    if (value === 'true') return true;
+    if (value === 'false' || value === 'none' || value === '0') return false;
+    if (value === 'native' || value === 'framework') return [...TOMCAT_INTERNAL_PROXIES];
+    if (/^\d+$/.test(value)) {
+      const hops = Number(value);
+      if (hops > 100) throw new InvalidValue(`a hop count must be between 0 and 100, got ${hops}`);
+      return hops;
+    }
+    const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+    const bad = entries.filter((entry) => !proxyEntry(entry));
+    if (entries.length === 0 || bad.length > 0) {
+      throw new InvalidValue(`must be true, false, a hop count (e.g. 1) or a comma-separated list of IP addresses and CIDR ranges (e.g. 10.0.0.0/8,::1), got "${raw}"`);
+    }
+    return entries;
+  });
+}
+
+/**
+ * The `trustProxy` option for Fastify. A hop count becomes a trust function: Fastify 5.12 ignores
+ * a number (it trusts no proxy then), and `X-Forwarded-For` entries are trusted from the socket
+ * backwards, so with N hops the client is the address the outermost of N proxies appended.
+ */
+export function fastifyTrustProxy(value: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof value !== 'number') return value;
+  return (_address, hop) => hop < value;
 }
 
 function contextPath<const O extends Opts<string>>(doc: string, opts: O): Unnamed<string, O> {
@@ -130,7 +189,7 @@ function withEnv<T, D>(env: string, s: Omit<Setting<T, D>, 'env'>): Setting<T, D
 /** The table of settings. Add a setting here and it is read, validated and typed. */
 export const settings = {
   profile: withEnv('PROFILE', profile('`dev` (in-memory PGlite unless a database is set, demo data, admin password `radar`) or `prod` (database and admin password required). `SPRING_PROFILES_ACTIVE=prod,api-docs` selects `prod`', { default: 'dev', spring: 'spring.profiles.active' })),
-  host: withEnv('HOST', str('Address the HTTP server binds to', { default: '0.0.0.0', spring: 'server.address' })),
+  host: withEnv('HOST', str('Address the HTTP server binds to; default `127.0.0.1` (this machine only) in dev, `0.0.0.0` (every interface) in prod. `HOST=0.0.0.0` makes a dev server reachable from the local network', { spring: 'server.address' })),
   port: withEnv('PORT', int('HTTP port', { default: 8080, min: 0, max: 65535, spring: 'server.port' })),
   databaseUrl: withEnv('DATABASE_URL', str('PostgreSQL URL (`postgres://user:pass@host:5432/db`, a `jdbc:postgresql://` URL also works); selects PostgreSQL in either profile', {})),
   springDatasourceUrl: withEnv('SPRING_DATASOURCE_URL', str('Reference form of the database: a `jdbc:postgresql://host:port/db` URL; used when `DATABASE_URL` is not set', { spring: 'spring.datasource.url' })),
@@ -151,16 +210,18 @@ export const settings = {
   appserverContextPath: withEnv('APPSERVER_CONTEXT_PATH', contextPath('Path prefix of the app server API (empty: server root)', { default: '' })),
   managementportalContextPath: withEnv('MANAGEMENTPORTAL_CONTEXT_PATH', contextPath('Path prefix of the management domain (OAuth 2.0 server, management API)', { default: '/managementportal' })),
   managementportalOauthKeyStore: withEnv('MANAGEMENTPORTAL_OAUTH_KEY_STORE', str('PKCS12 keystore with the token signing key; when the default is missing, the reference\'s `/mp-includes/config/keystore.p12` is used if present. No keystore: prod refuses to start, dev signs with a generated in-memory EC key', { default: 'config/keystore.p12' })),
-  managementportalOauthKeyStorePassword: withEnv('MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD', str('Password of the keystore and of its keys (they must be equal)', { default: 'radarbase', spring: 'managementportal.oauth.keyStorePassword' })),
+  managementportalOauthKeyStorePassword: withEnv('MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD', str('Password of the keystore and of its keys (they must be equal); prod logs a warning while it is the public default `radarbase`', { default: 'radarbase', spring: 'managementportal.oauth.keyStorePassword' })),
   managementportalOauthSigningKeyAlias: withEnv('MANAGEMENTPORTAL_OAUTH_SIGNING_KEY_ALIAS', str('Keystore alias of the signing key: EC P-256 signs ES256, RSA signs RS256', { default: 'radarbase-managementportal-ec', spring: 'managementportal.oauth.signingKeyAlias' })),
   managementportalOauthCheckingKeyAliases: withEnv('MANAGEMENTPORTAL_OAUTH_CHECKING_KEY_ALIASES', list('Comma-separated keystore aliases of further keys published at `/oauth/token_key` that still verify tokens (key rotation)', { default: [], spring: 'managementportal.oauth.checkingKeyAliases' })),
   managementportalOauthIssuer: withEnv('MANAGEMENTPORTAL_OAUTH_ISSUER', str('`iss` of the tokens and `issuer` of the RFC 8414 metadata; set the portal\'s URL for strict RFC 8414/9068 clients', { default: 'ManagementPortal' })),
   managementportalOauthClientsFile: withEnv('MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE', str('OAuth clients file (`;`-separated, reference format), loaded at every start; dev default `config/oauth_client_details.csv`, prod default `/mp-includes/config/oauth_client_details.csv` when present', { spring: 'managementportal.oauth.clientsFile' })),
   managementportalOauthRefreshReuseGraceSeconds: withEnv('MANAGEMENTPORTAL_OAUTH_REFRESH_REUSE_GRACE_SECONDS', int('Seconds in which a used refresh token may be presented again (0: every refresh token is valid once)', { default: 0, min: 0, max: 86400 })),
+  managementportalOauthRequirePkce: withEnv('MANAGEMENTPORTAL_OAUTH_REQUIRE_PKCE', bool('Refuse a public client\'s (no secret) authorization request without a PKCE `code_challenge` (S256), as OAuth 2.1 asks; off by default because the reference\'s clients send none', { default: false, spring: 'managementportal.oauth.requirePkce' })),
   managementportalOauthMetaTokenTimeout: withEnv('MANAGEMENTPORTAL_OAUTH_META_TOKEN_TIMEOUT', duration('Lifetime of a pairing meta-token (ISO-8601 duration, stored in seconds)', { default: 3600, spring: 'managementportal.oauth.metaTokenTimeout' })),
   managementportalOauthPersistentMetaTokenTimeout: withEnv('MANAGEMENTPORTAL_OAUTH_PERSISTENT_META_TOKEN_TIMEOUT', duration('Lifetime of a persistent pairing meta-token (ISO-8601 duration, stored in seconds); also the projects\' `persistentTokenTimeout`', { default: 31 * 86400, spring: 'managementportal.oauth.persistentMetaTokenTimeout' })),
   managementportalSiteSettingsHiddenSubjectFields: withEnv('MANAGEMENTPORTAL_SITE_SETTINGS_HIDDEN_SUBJECT_FIELDS', list('Subject fields the admin UI hides (`person_name`, `date_of_birth`, `group`), served by `/api/sitesettings`', { default: [], spring: 'managementportal.siteSettings.hiddenSubjectFields' })),
   managementportalOauthFailedAttemptsPerMinute: withEnv('MANAGEMENTPORTAL_OAUTH_FAILED_ATTEMPTS_PER_MINUTE', int('Failed client or user authentications per name and client IP in a minute after which further attempts get 429 until the minute ends (counted per instance)', { default: 20, min: 1, max: 1_000_000, spring: 'managementportal.oauth.failedAttemptsPerMinute' })),
+  managementportalOauthFailedAttemptsPerAddressPerMinute: withEnv('MANAGEMENTPORTAL_OAUTH_FAILED_ATTEMPTS_PER_ADDRESS_PER_MINUTE', int('Failed client or user authentications from one client IP in a minute, over all names, after which every further attempt from that IP gets 429 until the minute ends (counted per instance; stops password spraying)', { default: 100, min: 1, max: 1_000_000, spring: 'managementportal.oauth.failedAttemptsPerAddressPerMinute' })),
   managementportalFrontendAccessTokenValiditySeconds: withEnv('MANAGEMENTPORTAL_FRONTEND_ACCESS_TOKEN_VALIDITY_SECONDS', int('Access-token lifetime of the admin UI client `ManagementPortalapp`', { default: 14400, min: 60, max: 31_536_000, spring: 'managementportal.frontend.accessTokenValiditySeconds' })),
   managementportalFrontendRefreshTokenValiditySeconds: withEnv('MANAGEMENTPORTAL_FRONTEND_REFRESH_TOKEN_VALIDITY_SECONDS', int('Refresh-token lifetime of the admin UI client `ManagementPortalapp`', { default: 259200, min: 60, max: 31_536_000, spring: 'managementportal.frontend.refreshTokenValiditySeconds' })),
   managementportalSessionSecret: withEnv('MANAGEMENTPORTAL_SESSION_SECRET', make('Key that signs the session cookie of the sign-in and consent pages (at least 32 characters); unset: one generated at the first start and kept in the database, shared by every instance', {}, (raw) => {
@@ -175,8 +236,8 @@ export const settings = {
   managementportalMailFrom: withEnv('MANAGEMENTPORTAL_MAIL_FROM', str('Sender of the account e-mails; required in prod (dev default `ManagementPortal@localhost`)', { spring: 'managementportal.mail.from' })),
   managementportalCatalogueServerEnableAutoImport: withEnv('MANAGEMENTPORTAL_CATALOGUE_SERVER_ENABLE_AUTO_IMPORT', bool('Import source types from the catalogue server at start (in the background)', { default: false, spring: 'managementportal.catalogueServer.enableAutoImport' })),
   managementportalCatalogueServerServerUrl: withEnv('MANAGEMENTPORTAL_CATALOGUE_SERVER_SERVER_URL', str('Catalogue server URL listing the source types (RADAR-Schemas catalogue `…/source-types`)', { spring: 'managementportal.catalogueServer.serverUrl' })),
-  managementportalCommonAdminPassword: withEnv('MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD', str('Sets the password of the `admin` account at every start when not empty (dev default `admin`); prod refuses to start while it is unset and `admin` is new or still has the password `admin`', { spring: 'managementportal.common.adminPassword' })),
-  trustProxy: withEnv('TRUST_PROXY', bool('Honour `X-Forwarded-*` headers from a reverse proxy (also Spring\'s `native`/`framework`/`none`)', { default: false, spring: 'server.forwardHeadersStrategy' }, { native: true, framework: true, none: false })),
+  managementportalCommonAdminPassword: withEnv('MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD', str('Sets the password of the `admin` account at every start when not empty (dev default `admin`); prod refuses to start when it is `admin`, or while it is unset and `admin` is new or still has the password `admin`', { spring: 'managementportal.common.adminPassword' })),
+  trustProxy: withEnv('TRUST_PROXY', trustProxy('Which reverse proxies\' `X-Forwarded-*` headers count: `false`; a hop count (`1`: one proxy in front, the client is the address it appends); a comma list of proxy addresses or CIDR ranges; or `true` (every sender, so clients choose their own address). Spring\'s `native`/`framework` mean Tomcat\'s default (loopback, link-local and private ranges), `none` false', { default: false, spring: 'server.forwardHeadersStrategy' })),
   schedulerEnabled: withEnv('SCHEDULER_ENABLED', bool('Run the notification scheduler in this process (any number of processes may run it against one PostgreSQL)', { default: true })),
   schedulerTickMs: withEnv('SCHEDULER_TICK_MS', int('How often the scheduler looks for due notifications and data messages, in milliseconds', { default: 1000, min: 10, max: 3_600_000 })),
   schedulerBatchSize: withEnv('SCHEDULER_BATCH_SIZE', int('Due messages claimed and sent per batch (FCM `sendEach` takes at most 500)', { default: 500, min: 1, max: 500 })),
@@ -210,7 +271,9 @@ export type DatabaseConfig =
   | { kind: 'pglite' }
   | { kind: 'postgres'; url: string; username?: string; password?: string; poolSize: number };
 
-export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize' | 'managementportalMailFrom'> {
+export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize' | 'managementportalMailFrom' | 'host'> {
+  /** Bind address: `HOST`, else `127.0.0.1` in dev and `0.0.0.0` in prod. */
+  host: string;
   database: DatabaseConfig;
   adminPassword: string;
   /** Sender of the management e-mails (required in prod; dev default `ManagementPortal@localhost`). */
@@ -403,6 +466,13 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
     problems.push('RADAR_ADMIN_PASSWORD: the dev default "radar" is not allowed in the prod profile');
   }
 
+  // Dev serves demo accounts with known passwords, so it stays on this machine unless HOST says otherwise.
+  const host = values.host ?? (prod ? '0.0.0.0' : '127.0.0.1');
+
+  if (prod && values.managementportalCommonAdminPassword === 'admin') {
+    problems.push('MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: the dev default "admin" is not allowed in the prod profile');
+  }
+
   let mailFrom = values.managementportalMailFrom;
   if (!mailFrom) {
     if (prod) problems.push('MANAGEMENTPORTAL_MAIL_FROM: required in the prod profile');
@@ -428,7 +498,7 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
     springMailHost: _e, springMailPort: _f, springMailUsername: _g, springMailPassword: _h, databasePoolSize: _i,
     ...rest
   } = values;
-  return { ...rest, database, adminPassword, smtpUrl, managementportalMailFrom: mailFrom, version };
+  return { ...rest, host, database, adminPassword, smtpUrl, managementportalMailFrom: mailFrom, version };
 }
 
 /** Rows for the README's configuration table: canonical name, default, meaning. */

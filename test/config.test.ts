@@ -1,7 +1,7 @@
 /** loadConfig as a pure function: defaults, validation messages, drop-in names. No app, no database. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, envNamesOf, jdbcToPostgresUrl, loadConfig, settingsTable } from '../src/config.js';
+import { ConfigError, envNamesOf, fastifyTrustProxy, jdbcToPostgresUrl, loadConfig, settingsTable, TOMCAT_INTERNAL_PROXIES } from '../src/config.js';
 
 /** The ConfigError `loadConfig(env)` throws; fails the test when it does not throw one. */
 function configError(env: Record<string, string>): ConfigError {
@@ -21,7 +21,7 @@ describe('defaults', () => {
     const config = loadConfig({}, '1.2.3');
     expect(config).toEqual({
       profile: 'dev',
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       port: 8080,
       bootWaitSeconds: 10,
       httpBodyLimitBytes: 10 * 1024 * 1024,
@@ -39,10 +39,12 @@ describe('defaults', () => {
       managementportalOauthIssuer: 'ManagementPortal',
       managementportalOauthClientsFile: undefined,
       managementportalOauthRefreshReuseGraceSeconds: 0,
+      managementportalOauthRequirePkce: false,
       managementportalOauthMetaTokenTimeout: 3600,
       managementportalOauthPersistentMetaTokenTimeout: 2678400,
       managementportalSiteSettingsHiddenSubjectFields: [],
       managementportalOauthFailedAttemptsPerMinute: 20,
+      managementportalOauthFailedAttemptsPerAddressPerMinute: 100,
       managementportalFrontendAccessTokenValiditySeconds: 14400,
       managementportalFrontendRefreshTokenValiditySeconds: 259200,
       managementportalCommonAdminPassword: undefined,
@@ -103,7 +105,7 @@ describe('invalid values stop the start with a message naming the variable', () 
     [{ SPRING_APPLICATION_JSON: '{bad' }, 'SPRING_APPLICATION_JSON: must be a JSON object'],
     [{ SPRING_APPLICATION_JSON: '[1, 2]' }, 'SPRING_APPLICATION_JSON: must be a JSON object'],
     [{ BOOT_WAIT_SECONDS: '1.5' }, 'BOOT_WAIT_SECONDS: must be an integer'],
-    [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY: must be one of'],
+    [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY: must be true, false, a hop count (e.g. 1) or a comma-separated list of IP addresses and CIDR ranges (e.g. 10.0.0.0/8,::1), got "maybe"'],
     [{ APPSERVER_CONTEXT_PATH: 'api' }, 'APPSERVER_CONTEXT_PATH: must be empty or a path starting with "/"'],
     [{ DATABASE_URL: 'mysql://db/radar' }, 'DATABASE_URL: must be a postgres://'],
     [{ SPRING_DATASOURCE_URL: 'jdbc:hsqldb:mem:/appserver' }, 'SPRING_DATASOURCE_URL: must be a jdbc:postgresql://'],
@@ -233,15 +235,15 @@ describe('drop-in names', () => {
   });
 
   it('SPRING_APPLICATION_JSON accepts kebab-case and camelCase keys', () => {
-    expect(loadConfig({ SPRING_APPLICATION_JSON: '{"server":{"forward-headers-strategy":"NATIVE"}}' }).trustProxy).toBe(true);
-    expect(loadConfig({ SPRING_APPLICATION_JSON: '{"server.forwardHeadersStrategy":"native"}' }).trustProxy).toBe(true);
+    expect(loadConfig({ SPRING_APPLICATION_JSON: '{"server":{"forward-headers-strategy":"NATIVE"}}' }).trustProxy).toEqual(TOMCAT_INTERNAL_PROXIES);
+    expect(loadConfig({ SPRING_APPLICATION_JSON: '{"server.forwardHeadersStrategy":"native"}' }).trustProxy).toEqual(TOMCAT_INTERNAL_PROXIES);
     const config = loadConfig({ DATABASE_URL: 'postgres://a/b', SPRING_APPLICATION_JSON: '{"spring":{"datasource":{"hikari":{"maximum-pool-size":7}}}}' });
     expect(config.database).toMatchObject({ poolSize: 7 });
   });
 
   it('the Spring forms of booleans and log levels are understood', () => {
     expect(loadConfig({ SERVER_FORWARD_HEADERS_STRATEGY: 'NONE' }).trustProxy).toBe(false);
-    expect(loadConfig({ SERVER_FORWARDHEADERSSTRATEGY: 'framework' }).trustProxy).toBe(true);
+    expect(loadConfig({ SERVER_FORWARDHEADERSSTRATEGY: 'framework' }).trustProxy).toEqual(TOMCAT_INTERNAL_PROXIES);
     expect(loadConfig({ LOGGING_LEVEL_ROOT: 'OFF' }).logLevel).toBe('silent');
     expect(loadConfig({ LOGGING_LEVEL_ROOT: 'DEBUG' }).logLevel).toBe('debug');
   });
@@ -306,6 +308,71 @@ describe('mail server', () => {
 
   it('no mail settings leave the mail server unset', () => {
     expect(loadConfig({}).smtpUrl).toBeUndefined();
+  });
+});
+
+describe('TRUST_PROXY (issue 17 item 4)', () => {
+  it.each([
+    ['true', true],
+    ['FALSE', false],
+    ['none', false],
+    ['0', false],
+    ['1', 1],
+    ['2', 2],
+    ['10.0.0.5', ['10.0.0.5']],
+    [' 10.0.0.0/8, 192.168.1.1/24 ,::1, fd00::/8 ', ['10.0.0.0/8', '192.168.1.1/24', '::1', 'fd00::/8']],
+    ['loopback,uniquelocal', ['loopback', 'uniquelocal']],
+  ] as const)('%j is %j', (raw, value) => {
+    expect(loadConfig({ TRUST_PROXY: raw }).trustProxy).toEqual(value);
+  });
+
+  it('Spring\'s native and framework mean Tomcat\'s default internal proxies', () => {
+    expect(loadConfig({ SERVER_FORWARD_HEADERS_STRATEGY: 'native' }).trustProxy).toEqual([
+      '10.0.0.0/8', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8', '100.64.0.0/10', '172.16.0.0/12', '::1/128', 'fe80::/10', 'fc00::/7',
+    ]);
+    expect(loadConfig({ SPRING_APPLICATION_JSON: '{"server":{"forward-headers-strategy":"framework"}}' }).trustProxy).toEqual(TOMCAT_INTERNAL_PROXIES);
+  });
+
+  it.each(['yes', 'maybe', '10.0.0.0/33', '::1/129', '10.0.0.1,proxy.example.org', '1.2.3', '-1', '101', ',', '10.0.0.0/8/1', 'fe80::1%eth0'])('%j stops the start naming TRUST_PROXY', (raw) => {
+    expect(configError({ TRUST_PROXY: raw }).problems).toEqual([expect.stringMatching(/^TRUST_PROXY: /)]);
+  });
+
+  it('a hop count reaches Fastify as a trust function over the hop index', () => {
+    const trust = fastifyTrustProxy(loadConfig({ TRUST_PROXY: '1' }).trustProxy);
+    expect(typeof trust).toBe('function');
+    const fn = trust as (address: string, hop: number) => boolean;
+    expect([fn('10.0.0.1', 0), fn('203.0.113.9', 1)]).toEqual([true, false]);
+    expect(fastifyTrustProxy(['10.0.0.0/8'])).toEqual(['10.0.0.0/8']);
+    expect(fastifyTrustProxy(false)).toBe(false);
+  });
+});
+
+describe('MANAGEMENTPORTAL_OAUTH_FAILED_ATTEMPTS_PER_ADDRESS_PER_MINUTE (issue 17 item 5)', () => {
+  it('defaults to 100, is read under the Spring names and refuses 0', () => {
+    expect(loadConfig({}).managementportalOauthFailedAttemptsPerAddressPerMinute).toBe(100);
+    expect(loadConfig({ MANAGEMENTPORTAL_OAUTH_FAILEDATTEMPTSPERADDRESSPERMINUTE: '40' }).managementportalOauthFailedAttemptsPerAddressPerMinute).toBe(40);
+    expect(loadConfig({ SPRING_APPLICATION_JSON: '{"managementportal":{"oauth":{"failedAttemptsPerAddressPerMinute":30}}}' }).managementportalOauthFailedAttemptsPerAddressPerMinute).toBe(30);
+    expect(configError({ MANAGEMENTPORTAL_OAUTH_FAILED_ATTEMPTS_PER_ADDRESS_PER_MINUTE: '0' }).problems)
+      .toEqual(['MANAGEMENTPORTAL_OAUTH_FAILED_ATTEMPTS_PER_ADDRESS_PER_MINUTE: must be between 1 and 1000000, got 0']);
+  });
+});
+
+describe('prod defaults (issue 17 item 10)', () => {
+  it('dev listens on 127.0.0.1 and prod on 0.0.0.0 unless HOST is set', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ SERVER_ADDRESS: '192.168.1.20' }).host).toBe('192.168.1.20');
+    expect(loadConfig(prodBase).host).toBe('0.0.0.0');
+    expect(loadConfig({ ...prodBase, HOST: '127.0.0.1' }).host).toBe('127.0.0.1');
+  });
+
+  it('prod refuses MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD=admin, under any of its names; dev takes it', () => {
+    const message = 'MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: the dev default "admin" is not allowed in the prod profile';
+    expect(configError({ ...prodBase, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin' }).problems).toEqual([message]);
+    expect(configError({ ...prodBase, MANAGEMENTPORTAL_COMMON_ADMINPASSWORD: 'admin' }).problems).toEqual([message]);
+    expect(configError({ ...prodBase, SPRING_APPLICATION_JSON: '{"managementportal":{"common":{"adminPassword":"admin"}}}' }).problems).toEqual([message]);
+    expect(loadConfig({ ...prodBase, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin-secret1' }).managementportalCommonAdminPassword).toBe('admin-secret1');
+    expect(loadConfig({ MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin' }).managementportalCommonAdminPassword).toBe('admin');
   });
 });
 

@@ -5,6 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { createErrorHandler } from '../platform/errors.js';
 import { acceptEmptyJsonBodies } from '../platform/json-body.js';
+import { rejectUnstorableInput } from '../platform/input-guard.js';
 import type { Database } from '../platform/database.js';
 import { appserverErrorFormat } from './errors.js';
 import { component, ErrorDetails } from './schemas.js';
@@ -31,6 +32,8 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   const db: Database = app.db.db;
 
   acceptEmptyJsonBodies(app);
+  // A NUL character or a coerced Infinity anywhere in a request: 400, before the database refuses it.
+  app.addHook('preHandler', rejectUnstorableInput());
   const handler = createErrorHandler(appserverErrorFormat);
   app.setErrorHandler(handler);
   app.setNotFoundHandler((request, reply) => {

@@ -1,5 +1,5 @@
 /** Schemas shared by the app server's routes. */
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TNumberOptions, type TSchema } from 'typebox';
 
 /** Input instant: ISO-8601 string or epoch seconds (a type array keeps AJV from coercing). */
 export const InstantIn = Type.Unsafe<string | number>({
@@ -32,7 +32,10 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
 
 export const ProjectIdParams = Type.Object({ projectId: Type.String({ minLength: 1 }) });
 export const SubjectParams = Type.Object({ projectId: Type.String({ minLength: 1 }), subjectId: Type.String({ minLength: 1 }) });
-export const IdQuery = Type.Object({ id: Type.Optional(Type.Integer({ minimum: 1 })) });
+/** A row id: a positive safe integer, so `1e308` is a 400 (a coerced `Infinity` is platform/input-guard.ts's). */
+export const Id = (options: TNumberOptions = {}) => Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, ...options });
+
+export const IdQuery = Type.Object({ id: Type.Optional(Id()) });
 export const ScheduleQuery = Type.Object({ schedule: Type.Boolean({ default: true }) });
 
 /** 200 with an empty body, as the reference answers deletes. */
@@ -47,6 +50,6 @@ export const ref = <T extends TSchema>(id: string) => Type.Unsafe<Static<T>>({ $
 /** The shared-schema form of a DTO, for `addSchema`; it becomes an OpenAPI component. */
 export const component = (id: string, schema: TSchema): TSchema => ({ ...schema, $id: id });
 
-export const MessageIdParams = Type.Object({ ...SubjectParams.properties, notificationId: Type.Integer({ minimum: 1 }) });
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-export const SubjectIdParams = Type.Object({ ...SubjectParams.properties, id: Type.Integer({ minimum: 1 }) });
+export const MessageIdParams = Type.Object({ ...SubjectParams.properties, notificationId: Id() });
+export const IdParams = Type.Object({ id: Id() });
+export const SubjectIdParams = Type.Object({ ...SubjectParams.properties, id: Id() });

@@ -11,8 +11,10 @@ import { existsSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import { createErrorHandler } from '../platform/errors.js';
 import { acceptEmptyJsonBodies } from '../platform/json-body.js';
+import { rejectUnstorableInput } from '../platform/input-guard.js';
 import type { Database } from '../platform/database.js';
 import { managementErrorFormat } from './errors.js';
+import { unstorableInput } from './http/validation.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { createClientStore } from './oauth-clients/client-store.js';
 import { ensureFrontendClient, loadClientsFile } from './oauth-clients/startup.js';
@@ -95,6 +97,8 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   const log = app.log.child({ component: 'management' });
 
   acceptEmptyJsonBodies(app);
+  // A NUL character or a coerced Infinity anywhere in a request: 400 (the OAuth scopes: invalid_request or a page).
+  app.addHook('preHandler', rejectUnstorableInput(unstorableInput));
   app.setErrorHandler(createErrorHandler(managementErrorFormat));
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ message: 'error.notFound', description: `No endpoint ${request.method} ${request.url.split('?')[0]}`, fieldErrors: null });
@@ -119,7 +123,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   app.addHook('onClose', async () => closeSigning(keys));
   const issuer = createTokenIssuer({ signer: createSigner(keys), issuer: config.issuer, now });
 
-  const limiter = createFailedAttemptLimiter({ maxPerMinute: app.config.managementportalOauthFailedAttemptsPerMinute, now });
+  const limiter = createFailedAttemptLimiter({ maxPerMinute: app.config.managementportalOauthFailedAttemptsPerMinute, maxPerAddressPerMinute: app.config.managementportalOauthFailedAttemptsPerAddressPerMinute, now });
 
   await app.register(oauthRoutes, {
     keys,
@@ -135,7 +139,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   const sessionAuth = createSessionAuth({ db, sessions, secret: sessionSecret });
   const bearer = createBearerAuth({ db, keys, now, session: sessionAuth });
   app.decorateRequest('mpAuth', null);
-  const oauthClients = createOAuthClientService({ db, clients });
+  const oauthClients = createOAuthClientService({ db, clients, log });
   const accountMail = createAccountMail({ mail: app.mail, config: app.config, log: log.child({ component: 'account-mail' }) });
   app.addHook('onClose', async () => accountMail.close());
   await app.register(managementApi, {
@@ -153,7 +157,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   });
   await app.register(authorizeRoutes, {
     // The token endpoint's limiter: sign-in failures share its (username, IP) counters.
-    authorize: createAuthorizeService({ db, clients, now, limiter }),
+    authorize: createAuthorizeService({ db, clients, now, limiter, requirePkce: app.config.managementportalOauthRequirePkce }),
     sessions,
     sessionSecret,
     now,

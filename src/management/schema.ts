@@ -281,6 +281,11 @@ export const auditEvents = management.table('audit_events', {
 
 /** The authorization request a sign-in session is answering, validated (oauth/authorize). */
 export interface PendingAuthorization {
+  /**
+   * Random id of this request, carried by its sign-in and consent forms: an answer to a request
+   * that is no longer the session's pending one is refused (so is one stored before this field existed).
+   */
+  requestId: string;
   clientId: string;
   /** The registered redirect URI the code goes to. */
   redirectUri: string;

@@ -11,6 +11,14 @@ export class DomainError extends Error {
     super(message);
     this.name = 'DomainError';
   }
+
+  /**
+   * Fastify's name for the status: a scope whose error handler knows only Fastify's errors (the
+   * sign-in pages) still answers a domain error, such as the JSON parser's 400, with its status.
+   */
+  get statusCode(): number {
+    return this.status;
+  }
 }
 
 export interface ErrorFormat {

@@ -1,12 +1,20 @@
 /** pino options for Fastify's logger: level from config, secrets redacted (STYLE §2.10). */
 import type { FastifyBaseLogger, FastifyServerOptions, FastifyRequest } from 'fastify';
+import { stdSerializers } from 'pino';
 
 /** Query parameters that carry credentials and never reach the log. */
-// `key`: activation and password-reset keys (`/api/activate?key=`); `code_verifier`: PKCE.
-export const SECRET_QUERY_PARAMS = ['client_secret', 'password', 'refresh_token', 'code', 'access_token', 'key', 'code_verifier'];
+// `token`: check_token, introspection and revocation; `key`: activation and password-reset keys
+// (`/api/activate?key=`); `code_verifier`: PKCE.
+export const SECRET_QUERY_PARAMS = ['token', 'client_secret', 'password', 'refresh_token', 'code', 'access_token', 'key', 'code_verifier'];
+
+/** Request headers that carry credentials: replaced by `[Redacted]` in request logs. */
+export const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-csrf-token', 'x-xsrf-token'];
 
 /** Path segments that are secrets themselves: a pairing meta-token's name hands out a refresh token. */
-const SECRET_PATH = /(\/api\/meta-token\/)[^/?#]+/;
+const SECRET_PATH = /(\/api\/meta-token\/)[^/?#\s"']+/g;
+
+/** `name=value` of a secret query parameter inside free text (a message, an error's stack). */
+const SECRET_PARAM_IN_TEXT = new RegExp(`([?&;](?:${SECRET_QUERY_PARAMS.join('|')})=)[^&#\\s"'<>]*`, 'g');
 
 /** The request URL with secret path segments and query parameters replaced by `[Redacted]`. */
 export function redactedUrl(rawUrl: string): string {
@@ -24,15 +32,31 @@ export function redactedUrl(rawUrl: string): string {
   return changed ? `${url.slice(0, q)}?${params.toString()}` : url;
 }
 
+/**
+ * Free text with URLs' secrets replaced by `[Redacted]`. Fastify puts raw URLs into some messages
+ * (`Route GET:/x?token=… not found`, "reply already sent"), and errors may quote them.
+ */
+export function redactedText(text: string): string {
+  return text.replace(SECRET_PATH, '$1[Redacted]').replace(SECRET_PARAM_IN_TEXT, '$1[Redacted]');
+}
+
+type SerializedError = ReturnType<typeof stdSerializers.err>;
+
 export function loggerOptions(level: string): NonNullable<FastifyServerOptions['logger']> {
   return {
     level,
     redact: {
       paths: [
-        'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]',
+        ...SECRET_HEADERS.map((name) => `req.headers["${name}"]`), 'res.headers["set-cookie"]',
         '*.password', '*.client_secret', '*.access_token', '*.refresh_token', '*.fcmToken',
       ],
       censor: '[Redacted]',
+    },
+    hooks: {
+      // Messages are free text: scrub any URL secrets in them.
+      logMethod(args, method) {
+        method.apply(this, args.map((arg) => typeof arg === 'string' ? redactedText(arg) : arg) as Parameters<typeof method>);
+      },
     },
     serializers: {
       req(req: FastifyRequest) {
@@ -43,6 +67,12 @@ export function loggerOptions(level: string): NonNullable<FastifyServerOptions['
           remoteAddress: req.ip,
           headers: req.headers,
         };
+      },
+      err(err: Error): SerializedError {
+        const out = stdSerializers.err(err);
+        if (typeof out.message === 'string') out.message = redactedText(out.message);
+        if (typeof out.stack === 'string') out.stack = redactedText(out.stack);
+        return out;
       },
     },
   };

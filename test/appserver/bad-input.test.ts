@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import {
-  aDataMessage, aNotification, aStoredNotification, aSubject, aUserBody, call, errorBody, expectStatus, messagingPath, type Subject,
+  aDataMessage, aNotification, aStoredNotification, aSubject, aUserBody, call, errorBody, expectStatus, messagingPath, unique, type Subject,
 } from '../fixtures/appserver.js';
 
 let t: TestApp;
@@ -250,5 +250,90 @@ describe('nothing half-written', () => {
     const path = `/projects/${subject.projectId}/users/${subject.subjectId}`;
     expectStatus(await send('PUT', path, aUserBody({ fcmToken: 'fresh-token', language: 'nul \u0000' })), 400);
     expect(expectStatus(await send('GET', path), 200)).toEqual(subject.user);
+  });
+});
+
+describe('a NUL character (U+0000) in any string', () => {
+  const nul = (where: string) => `${where} must not contain the NUL character (U+0000)`;
+
+  it.each([
+    ['GET', '/projects/a%00b', 'params.projectId'],
+    ['GET', '/projects/a%00b/users', 'params.projectId'],
+    ['GET', '/users/a%00b', 'params.subjectId'],
+    ['GET', '/messaging/notifications?x=%00', 'querystring.x'],
+  ] as const)('%s %s answers 400 naming the value', async (method, url, where) => {
+    expect(expectStatus(await send(method, url), 400)).toEqual(errorBody(400, nul(where), url.split('?')[0]!));
+  });
+
+  it('in a path parameter of a write, nothing is stored', async () => {
+    const subject = await aSubject(t.app);
+    const path = `/projects/${subject.projectId}/users/new%00user`;
+    expect(expectStatus(await send('POST', path, aUserBody({ subjectId: undefined })), 400)).toEqual(errorBody(400, nul('params.subjectId'), path));
+    expect((await send('GET', `/projects/${subject.projectId}/users/new`)).statusCode).toBe(404);
+    const projectPath = '/projects/p%00q';
+    expect(expectStatus(await send('POST', projectPath, {}), 400)).toEqual(errorBody(400, nul('params.projectId'), projectPath));
+  });
+
+  it('in a project body, nothing is created or renamed', async () => {
+    const projectId = unique('nul');
+    expect(expectStatus(await send('POST', '/projects', { projectId: `${projectId}\u0000` }), 400)).toEqual(errorBody(400, nul('body.projectId'), '/projects'));
+    const listed = expectStatus(await send('GET', '/projects'), 200) as { projects: { projectId: string }[] };
+    expect(listed.projects.filter((p) => p.projectId.startsWith(projectId))).toEqual([]);
+    const path = `/projects/${s.projectId}`;
+    const before = expectStatus(await send('GET', path), 200);
+    expect(expectStatus(await send('PUT', path, { projectId: `renamed\u0000` }), 400)).toEqual(errorBody(400, nul('body.projectId'), path));
+    expect(expectStatus(await send('GET', path), 200)).toEqual(before);
+  });
+
+  it('in a key of a user\'s attributes, the user is unchanged', async () => {
+    const subject = await aSubject(t.app);
+    const path = `/projects/${subject.projectId}/users/${subject.subjectId}`;
+    expect(expectStatus(await send('PUT', path, aUserBody({ subjectId: subject.subjectId, attributes: { 'a\u0000': 'b' } })), 400))
+      .toEqual(errorBody(400, nul('body.attributes.a\\u0000'), path));
+    expect(expectStatus(await send('GET', path), 200)).toEqual(subject.user);
+  });
+});
+
+describe('numbers out of range', () => {
+  it.each([
+    '/messaging/notifications/1e309',
+    '/messaging/notifications/Infinity',
+    '/messaging/notifications/1e308',
+    '/messaging/notifications/9007199254740993',
+    '/messaging/notifications/Infinity/state_events',
+    '/messaging/notifications/1e309/state_events',
+    '/messaging/data/Infinity',
+    '/users/user?id=Infinity',
+    '/users/user?id=1e309',
+    '/users/user?id=1e308',
+    '/projects/project?id=Infinity',
+    '/projects/project?id=1e308',
+  ])('GET %s answers 400', async (url) => {
+    expect(expectStatus(await send('GET', url), 400)).toEqual(errorBody(400, expect.any(String), url.split('?')[0]!));
+  });
+
+  it('ids of a subject\'s messages', async () => {
+    for (const [method, suffix] of [['DELETE', '/1e309'], ['DELETE', '/Infinity'], ['POST', '/1e308/schedule'], ['GET', '/Infinity/state_events'], ['POST', '/1e309/state_events']] as const) {
+      const url = `${messagingPath(s)}${suffix}`;
+      const res = await send(method, url, method === 'POST' && suffix.endsWith('state_events') ? { state: 'OPENED' } : undefined);
+      expect(expectStatus(res, 400)).toEqual(errorBody(400, expect.any(String), url));
+    }
+  });
+
+  it('an id beyond a safe integer in a body changes nothing', async () => {
+    const subject = await aSubject(t.app);
+    const n = await aStoredNotification(t.app, subject);
+    for (const id of ['1e308', '1e309', '9007199254740993']) {
+      const body = JSON.stringify(aNotification({ sourceId: n.sourceId, title: 'changed' })).replace(/^\{/, `{"id":${id},`);
+      const res = await raw('PUT', messagingPath(subject), body);
+      expect(expectStatus(res, 400)).toEqual(errorBody(400, expect.any(String), messagingPath(subject)));
+    }
+    expect(expectStatus(await send('GET', `/messaging/notifications/${n.id}`), 200)).toEqual(n);
+    const path = `/projects/${subject.projectId}`;
+    const before = expectStatus(await send('GET', path), 200);
+    for (const id of ['1e308', '1e309']) {
+      expect(expectStatus(await raw('PUT', path, `{"id":${id},"projectId":"renamed-${id}"}`), 400)).toEqual(errorBody(400, expect.any(String), path));
+    }
+    expect(expectStatus(await send('GET', path), 200)).toEqual(before);
   });
 });

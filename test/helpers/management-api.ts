@@ -3,7 +3,7 @@
  * and users with one role (for permission tests). Bound to one test app.
  */
 import { randomBytes } from 'node:crypto';
-import bcrypt from 'bcryptjs';
+import bcrypt from '@node-rs/bcrypt';
 import type { FastifyInstance } from 'fastify';
 import { organizations, projects, roles, roleUsers, users } from '../../src/management/schema.js';
 import { eq } from 'drizzle-orm';

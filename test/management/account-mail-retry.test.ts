@@ -7,7 +7,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SMTPServer } from 'smtp-server';
-import bcrypt from 'bcryptjs';
+import bcrypt from '@node-rs/bcrypt';
 import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient, unique } from '../helpers/management-api.js';

@@ -6,7 +6,7 @@
  * reset key, an activation key or a password hash.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import bcrypt from 'bcryptjs';
+import bcrypt from '@node-rs/bcrypt';
 import { and, eq, inArray } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient, radarTimestamp, unique, type ApiResponse, type Method } from '../helpers/management-api.js';

@@ -56,6 +56,9 @@ function sessionCookie(res: { headers: Record<string, unknown> }): string {
   return header.split(';')[0]!;
 }
 const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+const requestIdOf = (html: string) => /name="request_id" value="([^"]+)"/.exec(html)?.[1] ?? '';
+/** The hidden fields of a page's form: the CSRF token and the id of the request the page shows. */
+const formFieldsOf = (html: string) => ({ _csrf: csrfOf(html), request_id: requestIdOf(html) });
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 function authorizeUrl(params: Record<string, string>) {
@@ -73,17 +76,17 @@ async function post(path: string, fields: Record<string, string>, cookie?: strin
 async function startAuthorization(params: Record<string, string>) {
   const res = await t.app.inject({ method: 'GET', url: authorizeUrl(params) });
   expect(res.statusCode, res.body).toBe(200);
-  return { res, cookie: sessionCookie(res), csrf: csrfOf(res.body) };
+  return { res, cookie: sessionCookie(res), csrf: csrfOf(res.body), requestId: requestIdOf(res.body) };
 }
 
 /** The whole browser part: sign in, approve (unless approved before); returns the redirect location. */
 async function authorizeAndApprove(clientId: string, extra: Record<string, string> = {}) {
   const start = await startAuthorization({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, state: 'xyz', ...extra });
-  const signIn = await post('/oauth/login', { username: participant.login, password: PASSWORD, _csrf: start.csrf }, start.cookie);
+  const signIn = await post('/oauth/login', { username: participant.login, password: PASSWORD, _csrf: start.csrf, request_id: start.requestId }, start.cookie);
   if (signIn.statusCode === 302) return new URL(signIn.headers.location as string);
   expect(signIn.statusCode, signIn.body).toBe(200);
   const cookie = sessionCookie(signIn);
-  const approve = await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: csrfOf(signIn.body) }, cookie);
+  const approve = await post('/oauth/authorize', { user_oauth_approval: 'true', ...formFieldsOf(signIn.body) }, cookie);
   expect(approve.statusCode, approve.body).toBe(302);
   return new URL(approve.headers.location as string);
 }
@@ -129,7 +132,7 @@ describe('authorization code flow', () => {
     expect(setCookie).toMatch(/Path=\/managementportal\/;/); // the admin UI calls the API with it too
     expect(setCookie).not.toMatch(/Secure/); // plain HTTP here; HTTPS (request.protocol) adds it
 
-    const signIn = await post('/oauth/login', { username: participant.login, password: PASSWORD, _csrf: start.csrf }, start.cookie);
+    const signIn = await post('/oauth/login', { username: participant.login, password: PASSWORD, _csrf: start.csrf, request_id: start.requestId }, start.cookie);
     expect(signIn.statusCode).toBe(200);
     expect(signIn.body).toContain('Approve access');
     expect(signIn.body).toContain('SUBJECT.READ');
@@ -138,9 +141,10 @@ describe('authorization code flow', () => {
     const csrf = csrfOf(signIn.body);
     expect(csrf).not.toBe(start.csrf);
     // The pre-sign-in session is gone.
-    expect((await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: start.csrf }, start.cookie)).statusCode).toBe(403);
+    expect((await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: start.csrf, request_id: start.requestId }, start.cookie)).statusCode).toBe(403);
 
-    const approve = await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: csrf }, cookie);
+    expect(requestIdOf(signIn.body)).toBe(start.requestId); // the same request, now signed in
+    const approve = await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: csrf, request_id: start.requestId }, cookie);
     expect(approve.statusCode).toBe(302);
     const location = new URL(approve.headers.location as string);
     expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
@@ -174,7 +178,7 @@ describe('authorization code flow', () => {
   it('a signed-in session goes straight on; auto-approved scopes skip consent; custom-scheme redirect URIs work', async () => {
     const clientId = await aClient({ autoApprove: ['true'] });
     const start = await startAuthorization({ client_id: clientId, response_type: 'code', redirect_uri: NATIVE_REDIRECT });
-    const signIn = await post('/oauth/login', { username: participant.login.toUpperCase(), password: PASSWORD, _csrf: start.csrf }, start.cookie);
+    const signIn = await post('/oauth/login', { username: participant.login.toUpperCase(), password: PASSWORD, _csrf: start.csrf, request_id: start.requestId }, start.cookie);
     expect(signIn.statusCode).toBe(302);
     expect(signIn.headers.location).toMatch(/^org\.example\.app:\/oauth\/callback\?code=[A-Za-z0-9_-]{43}$/);
 
@@ -208,8 +212,8 @@ describe('authorization code flow', () => {
   it('the user may deny: redirect with access_denied and the state', async () => {
     const clientId = await aClient();
     const start = await startAuthorization({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, state: 'st' });
-    const signIn = await post('/oauth/login', { username: participant.login, password: PASSWORD, _csrf: start.csrf }, start.cookie);
-    const deny = await post('/oauth/authorize', { user_oauth_approval: 'false', _csrf: csrfOf(signIn.body) }, sessionCookie(signIn));
+    const signIn = await post('/oauth/login', { username: participant.login, password: PASSWORD, _csrf: start.csrf, request_id: start.requestId }, start.cookie);
+    const deny = await post('/oauth/authorize', { user_oauth_approval: 'false', ...formFieldsOf(signIn.body) }, sessionCookie(signIn));
     expect(deny.statusCode).toBe(302);
     const location = new URL(deny.headers.location as string);
     expect(location.searchParams.get('error')).toBe('access_denied');
@@ -221,11 +225,11 @@ describe('authorization code flow', () => {
     const clientId = await aClient();
     const signInTo = async (scope: string, user = participant.login) => {
       const start = await startAuthorization({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope });
-      return post('/oauth/login', { username: user, password: PASSWORD, _csrf: start.csrf }, start.cookie);
+      return post('/oauth/login', { username: user, password: PASSWORD, _csrf: start.csrf, request_id: start.requestId }, start.cookie);
     };
     const first = await signInTo('SUBJECT.READ PROJECT.READ');
     expect(first.body).toContain('Approve access');
-    expect((await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: csrfOf(first.body) }, sessionCookie(first))).statusCode).toBe(302);
+    expect((await post('/oauth/authorize', { user_oauth_approval: 'true', ...formFieldsOf(first.body) }, sessionCookie(first))).statusCode).toBe(302);
     const stored = await db.select().from(oauthApprovals).where(eq(oauthApprovals.clientId, clientId));
     expect(stored.map((a) => [a.scope, a.status]).sort()).toEqual([['PROJECT.READ', 'APPROVED'], ['SUBJECT.READ', 'APPROVED']]);
     const month = 30 * 24 * 3600 * 1000;
@@ -246,7 +250,7 @@ describe('authorization code flow', () => {
     await db.update(oauthApprovals).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(oauthApprovals.clientId, clientId));
     const expired = await signInTo('PROJECT.READ');
     expect(expired.body).toContain('Approve access');
-    expect((await post('/oauth/authorize', { user_oauth_approval: 'false', _csrf: csrfOf(expired.body) }, sessionCookie(expired))).statusCode).toBe(302);
+    expect((await post('/oauth/authorize', { user_oauth_approval: 'false', ...formFieldsOf(expired.body) }, sessionCookie(expired))).statusCode).toBe(302);
     const denied = await db.select().from(oauthApprovals).where(and(eq(oauthApprovals.clientId, clientId), eq(oauthApprovals.scope, 'PROJECT.READ')));
     expect(denied.map((a) => a.status)).toEqual(['DENIED']);
     expect((await signInTo('PROJECT.READ')).body).toContain('Approve access');
@@ -255,10 +259,11 @@ describe('authorization code flow', () => {
   it('a wrong password shows the sign-in page again with an error', async () => {
     const clientId = await aClient();
     const start = await startAuthorization({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT });
-    const res = await post('/oauth/login', { username: participant.login, password: 'wrong', _csrf: start.csrf }, start.cookie);
+    const res = await post('/oauth/login', { username: participant.login, password: 'wrong', _csrf: start.csrf, request_id: start.requestId }, start.cookie);
     expect(res.statusCode).toBe(400);
     expect(res.body).toContain('Wrong user name or password.');
     expect(csrfOf(res.body)).toBe(start.csrf);
+    expect(requestIdOf(res.body)).toBe(start.requestId);
   });
 });
 
@@ -302,7 +307,7 @@ describe('CSRF and the session cookie', () => {
     // The consent form too.
     expect((await post('/oauth/authorize', { user_oauth_approval: 'true' }, start.cookie)).statusCode).toBe(403);
     // The right token still works.
-    expect((await post('/oauth/login', { ...creds, _csrf: start.csrf }, start.cookie)).statusCode).toBe(200);
+    expect((await post('/oauth/login', { ...creds, _csrf: start.csrf, request_id: start.requestId }, start.cookie)).statusCode).toBe(200);
   });
 
   it('without MANAGEMENTPORTAL_SESSION_SECRET the cookie key is generated once and kept in the database', async () => {
@@ -396,7 +401,7 @@ describe('behind TLS with a configured session secret and a failed-attempt limit
       const signIn = await tls.app.inject({
         method: 'POST', url: `${MP}/oauth/login`,
         headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: sessionCookie(res), 'x-forwarded-proto': 'https' },
-        payload: form({ username: user.login, password: PASSWORD, _csrf: csrfOf(res.body) }),
+        payload: form({ username: user.login, password: PASSWORD, ...formFieldsOf(res.body) }),
       });
       expect(signIn.statusCode).toBe(429);
       expect(Number(signIn.headers['retry-after'])).toBeGreaterThan(0);

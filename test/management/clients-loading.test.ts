@@ -19,7 +19,7 @@ beforeAll(async () => {
     HEADER,
     'loaded_client;res_ManagementPortal;s3cret;SUBJECT.READ;client_credentials;;;600;;{};',
     'broken_client;res_ManagementPortal;s3cret;SUBJECT.READ;client_credentials;;;later;;{};',
-    'typo_client;res_ManagementPortal;;UBJECT.UPDATE,SUBJECT.READ;client_credentials;;;;;{};',
+    'typo_client;res_ManagementPortal;s3cret;UBJECT.UPDATE,SUBJECT.READ;client_credentials;;;;;{};',
   ].join('\n'));
   const stream = new Writable({ write(chunk, _enc, done) { logLines.push(JSON.parse(chunk.toString())); done(); } });
   t = await buildTestApp({ MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: file }, { logger: { level: 'warn', stream } });
@@ -38,7 +38,7 @@ const token = (auth: string) => t.app.inject({
 describe('clients file at start', () => {
   it('loads the good rows, skips the broken one with its line number, warns about the unknown scope', async () => {
     expect((await token('loaded_client:s3cret')).json()).toMatchObject({ expires_in: 600, scope: 'SUBJECT.READ' });
-    expect((await token('typo_client:')).json()).toMatchObject({ scope: 'UBJECT.UPDATE SUBJECT.READ' });
+    expect((await token('typo_client:s3cret')).json()).toMatchObject({ scope: 'UBJECT.UPDATE SUBJECT.READ' });
     expect((await token('broken_client:s3cret')).statusCode).toBe(401);
     expect(logLines).toContainEqual(expect.objectContaining({ msg: 'oauth clients file: row skipped', line: 3, file }));
     expect(logLines).toContainEqual(expect.objectContaining({ msg: 'oauth clients file: unknown scope', line: 4 }));

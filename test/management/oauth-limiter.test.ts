@@ -49,6 +49,56 @@ describe('createFailedAttemptLimiter', () => {
   });
 });
 
+describe('createFailedAttemptLimiter with a per-address limit (issue 17 item 5)', () => {
+  it('blocks an IP for every name once its failures over all names reach the limit, until its window ends', () => {
+    let now = 2_000_000;
+    const limiter = createFailedAttemptLimiter({ maxPerMinute: 20, maxPerAddressPerMinute: 3, now: () => now });
+    for (const name of ['a', 'b']) { limiter.check(name, 'ip1'); limiter.recordFailure(name, 'ip1'); }
+    now += 15_000;
+    limiter.check('c', 'ip1');
+    limiter.recordFailure('c', 'ip1');
+    let error: unknown;
+    try { limiter.check('never-tried', 'ip1'); } catch (err) { error = err; }
+    expect(error).toBeInstanceOf(TooManyFailedAttempts);
+    expect((error as TooManyFailedAttempts).retryAfterSeconds).toBe(45);
+    // Other addresses are unaffected, whatever the name.
+    limiter.check('a', 'ip2');
+    limiter.check('never-tried', 'ip2');
+    now += 44_999;
+    expect(() => limiter.check('d', 'ip1')).toThrow(TooManyFailedAttempts);
+    now += 1;
+    limiter.check('d', 'ip1');
+  });
+
+  it('gives the later end when both the name and the address are blocked', () => {
+    let now = 0;
+    const limiter = createFailedAttemptLimiter({ maxPerMinute: 1, maxPerAddressPerMinute: 2, now: () => now });
+    limiter.recordFailure('a', 'ip');
+    now += 30_000;
+    limiter.recordFailure('b', 'ip'); // the address window began at 0, the name window of b at 30 s
+    let error: unknown;
+    try { limiter.check('b', 'ip'); } catch (err) { error = err; }
+    expect((error as TooManyFailedAttempts).retryAfterSeconds).toBe(60);
+  });
+
+  it('counts nothing per address without the setting (the pairing and reset limiters)', () => {
+    const limiter = createFailedAttemptLimiter({ maxPerMinute: 2, now: () => 0 });
+    for (let i = 0; i < 50; i++) limiter.recordFailure(`n${i}`, 'ip');
+    limiter.check('n50', 'ip');
+    expect(limiter.size()).toBe(50);
+  });
+
+  it('keeps the address counters bounded too', () => {
+    let now = 0;
+    const limiter = createFailedAttemptLimiter({ maxPerMinute: 5, maxPerAddressPerMinute: 5, now: () => now, maxKeys: 100 });
+    for (let i = 0; i < 1000; i++) limiter.recordFailure('n', `10.0.${i >> 8}.${i & 255}`);
+    expect(limiter.size()).toBeLessThanOrEqual(200);
+    now += 61_000;
+    for (let i = 0; i < 1000; i++) limiter.recordFailure(`m${i}`, `10.1.${i >> 8}.${i & 255}`);
+    expect(limiter.size()).toBeLessThanOrEqual(200);
+  });
+});
+
 describe('the token endpoint behind the limiter', () => {
   let t: TestApp;
   beforeAll(async () => { t = await buildTestApp({ MANAGEMENTPORTAL_OAUTH_FAILED_ATTEMPTS_PER_MINUTE: '3', TRUST_PROXY: 'true' }); });

@@ -110,10 +110,11 @@ describe('client_credentials', () => {
     expect((await verified(query.body.access_token)).client_id).toBe('radar_redcap_integrator');
   });
 
-  it('a public client authenticates with an empty secret', async () => {
-    const res = await tokenRequest({ grant_type: 'client_credentials' }, { auth: basic('radar_appserver_client', '') });
+  it('the dev app-server client is confidential: its secret gets a token, an empty one does not', async () => {
+    const res = await tokenRequest({ grant_type: 'client_credentials' }, { auth: basic('radar_appserver_client', 'secret') });
     expect(res.status).toBe(200);
     expect((await verified(res.body.access_token)).aud).toEqual(['res_ManagementPortal', 'res_AppServer']);
+    expect((await tokenRequest({ grant_type: 'client_credentials' }, { auth: basic('radar_appserver_client', '') })).status).toBe(401);
   });
 });
 
@@ -211,7 +212,7 @@ describe('errors (managementportal.md §3.2)', () => {
     ['wrong secret by Basic', { grant_type: 'client_credentials' }, { auth: basic('radar_restapi', 'nope') }, 401, { error: 'invalid_client', error_description: 'Bad client credentials' }],
     ['unknown client by Basic', { grant_type: 'client_credentials' }, { auth: basic('nobody', 'x') }, 401, { error: 'invalid_client', error_description: 'Bad client credentials' }],
     ['wrong secret by form', { grant_type: 'client_credentials', client_id: 'radar_restapi', client_secret: 'nope' }, {}, 401, { error: 'invalid_client', error_description: 'Bad client credentials' }],
-    ['a secret for a public client', { grant_type: 'client_credentials' }, { auth: basic('radar_appserver_client', 'x') }, 401, { error: 'invalid_client', error_description: 'Bad client credentials' }],
+    ['a secret for a public client', { grant_type: 'authorization_code', code: 'x' }, { auth: basic('radar_dashboard', 'x') }, 401, { error: 'invalid_client', error_description: 'Bad client credentials' }],
     ['no secret for a confidential client', { grant_type: 'client_credentials' }, { auth: basic('radar_restapi', '') }, 401, { error: 'invalid_client', error_description: 'Bad client credentials' }],
     ['grant not allowed for the client', { grant_type: 'password', username: 'admin', password: 'admin' }, { auth: basic('radar_redcap_integrator', 'secret') }, 401, { error: 'invalid_client', error_description: 'Unauthorized grant type' }],
     ['unknown grant type', { grant_type: 'magic' }, { auth: basic('radar_restapi', 'secret') }, 400, { error: 'unsupported_grant_type', error_description: 'Unsupported grant type' }],

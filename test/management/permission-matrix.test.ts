@@ -10,7 +10,7 @@
  * MEASUREMENT.READ.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import bcrypt from 'bcryptjs';
+import bcrypt from '@node-rs/bcrypt';
 import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient, unique, type Method } from '../helpers/management-api.js';

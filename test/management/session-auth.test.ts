@@ -53,7 +53,7 @@ async function signInPage() {
     url: `${MP}/oauth/authorize?${new URLSearchParams({ client_id: webClient, response_type: 'code', redirect_uri: REDIRECT })}`,
   });
   expect(res.statusCode, res.body).toBe(200);
-  return { cookie: sessionCookie(res), csrf: csrfOf(res.body) };
+  return { cookie: sessionCookie(res), csrf: csrfOf(res.body), requestId: /name="request_id" value="([^"]+)"/.exec(res.body)?.[1] ?? '' };
 }
 
 /** Signs in through the real pages; returns the signed-in session's cookie and CSRF token. */
@@ -62,7 +62,7 @@ async function signIn(username: string, password: string) {
   const res = await t.app.inject({
     method: 'POST', url: `${MP}/oauth/login`,
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: page.cookie },
-    payload: new URLSearchParams({ username, password, _csrf: page.csrf }).toString(),
+    payload: new URLSearchParams({ username, password, _csrf: page.csrf, request_id: page.requestId }).toString(),
   });
   expect(res.statusCode, res.body).toBe(200); // the consent page
   const session = { cookie: sessionCookie(res), csrf: csrfOf(res.body) };

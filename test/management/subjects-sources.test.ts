@@ -6,7 +6,7 @@
  * and what is stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import bcrypt from 'bcryptjs';
+import bcrypt from '@node-rs/bcrypt';
 import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient, radarTimestamp, unique, type Json } from '../helpers/management-api.js';

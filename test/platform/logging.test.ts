@@ -32,6 +32,10 @@ const secrets = {
   accessToken: 'access-token-5e6f70',
   resetKey: '48151623420815162342',
   codeVerifier: 'pkce-verifier-9a8b7c6d5e4f',
+  token: 'checked-token-7d8e9f0a',
+  csrf: 'csrf-token-1b2c3d4e',
+  xsrf: 'xsrf-token-5f6a7b8c',
+  proxyAuth: 'proxy-auth-3c4d5e6f',
 };
 
 /** The request log lines (`incoming request`) of one URL path. */
@@ -41,7 +45,7 @@ function requestLines(path: string): { req: { url: string; headers: Record<strin
 }
 
 describe('request logs', () => {
-  it('redact the Authorization and Cookie headers and secret query parameters', async () => {
+  it('redact the Authorization, Cookie and CSRF headers and secret query parameters', async () => {
     const query = new URLSearchParams({
       page: '2',
       client_secret: secrets.clientSecret,
@@ -51,11 +55,15 @@ describe('request logs', () => {
       access_token: secrets.accessToken,
       key: secrets.resetKey,
       code_verifier: secrets.codeVerifier,
+      token: secrets.token,
     });
     const res = await t.app.inject({
       method: 'GET',
       url: `/projects/p-logging?${query}`,
-      headers: { authorization: `Bearer ${secrets.bearer}`, cookie: `SESSION=${secrets.cookie}`, 'x-request-note': 'kept' },
+      headers: {
+        authorization: `Bearer ${secrets.bearer}`, cookie: `SESSION=${secrets.cookie}`, 'x-request-note': 'kept',
+        'x-csrf-token': secrets.csrf, 'x-xsrf-token': secrets.xsrf, 'proxy-authorization': `Basic ${secrets.proxyAuth}`,
+      },
     });
     expect(res.statusCode).toBe(404);
 
@@ -75,6 +83,9 @@ describe('request logs', () => {
     expect(line).toBeDefined();
     expect(line!.req.headers.authorization).toBe('[Redacted]');
     expect(line!.req.headers.cookie).toBe('[Redacted]');
+    expect(line!.req.headers['x-csrf-token']).toBe('[Redacted]');
+    expect(line!.req.headers['x-xsrf-token']).toBe('[Redacted]');
+    expect(line!.req.headers['proxy-authorization']).toBe('[Redacted]');
     expect(line!.req.headers['x-request-note']).toBe('kept');
     const loggedQuery = new URLSearchParams(line!.req.url.split('?')[1]);
     expect(Object.fromEntries(loggedQuery)).toEqual({
@@ -86,6 +97,7 @@ describe('request logs', () => {
       access_token: '[Redacted]',
       key: '[Redacted]',
       code_verifier: '[Redacted]',
+      token: '[Redacted]',
     });
 
     const [actuatorLine] = requestLines('/actuator/prometheus');
@@ -97,6 +109,15 @@ describe('request logs', () => {
     expect(logged).not.toContain('Sec.ret-1');
     const [line] = requestLines('/managementportal/api/meta-token/[Redacted]');
     expect(line!.req.url).toBe('/managementportal/api/meta-token/[Redacted]?x=1');
+  });
+
+  it('redact secret query parameters in messages and errors (Fastify quotes raw URLs in some)', async () => {
+    t.app.log.info(`Route GET:/managementportal/oauth/check_token?token=${secrets.token}&x=1 not found`);
+    t.app.log.error({ err: new Error(`failed: /oauth/token?grant_type=password&password=${secrets.password}`) }, 'boom');
+    expect(logged).not.toContain(secrets.token);
+    expect(logged).not.toContain(secrets.password);
+    expect(logged).toContain('check_token?token=[Redacted]&x=1 not found');
+    expect(logged).toContain('failed: /oauth/token?grant_type=password&password=[Redacted]');
   });
 
   it('leave URLs without secret parameters as they are', async () => {

@@ -1,13 +1,13 @@
 /** Schemas shared by notifications and data messages. */
 import { Type, type Static } from 'typebox';
 import { MESSAGE_STATES } from '../schema.js';
-import { InstantIn, InstantOut, nullable, StringMap } from '../schemas.js';
+import { Id, InstantIn, InstantOut, nullable, StringMap } from '../schemas.js';
 
 const optionalString = Type.Optional(nullable(Type.String()));
 
 /** Request fields common to both kinds (the reference's `Message`). */
 export const messageBodyFields = {
-  id: Type.Optional(nullable(Type.Integer({ minimum: 1, description: 'Required for updates' }))),
+  id: Type.Optional(nullable(Id({ description: 'Required for updates' }))),
   scheduledTime: InstantIn,
   ttlSeconds: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'FCM time to live; 0 = now or never' })),
   sourceId: Type.String({ minLength: 1 }),

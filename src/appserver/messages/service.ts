@@ -47,6 +47,7 @@ export interface StateEventBody {
   state: string;
   time?: string | number | null;
   associatedInfo?: string | Record<string, string> | null;
+  notificationId?: number | null;
 }
 
 export const toStateEventDto = (e: MessageStateEventRow): StateEventDto => ({
@@ -230,6 +231,10 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
      * lastDelivered / lastOpened. Returns all events of the message, the new one included.
      */
     async postStateEvent(projectId: string, subjectId: string, id: number, body: StateEventBody) {
+      // The path names the message; the body's notificationId (the app sends it) may only repeat it.
+      if (body.notificationId !== undefined && body.notificationId !== null && body.notificationId !== id) {
+        throw new BadRequest(`The notificationId in the body (${body.notificationId}) does not match the path (${id})`);
+      }
       const state = body.state as MessageState;
       if (!EXTERNAL_STATES.includes(state)) {
         throw new BadRequest(`The state ${body.state} is not an external state and cannot be updated by this endpoint.`);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { MessageService } from '../messages/service.js';
 import { NotificationStateEventDto, StateEventBody } from '../messages/schemas.js';
-import { EmptyBody, errors, IdParams, MessageIdParams, ProjectIdParams, ScheduleQuery, SubjectIdParams, SubjectParams } from '../schemas.js';
+import { EmptyBody, errors, Id, IdParams, MessageIdParams, ProjectIdParams, ScheduleQuery, SubjectIdParams, SubjectParams } from '../schemas.js';
 import {
   DuplicateNotification, FcmNotificationBody, FcmNotificationDtoRef, FcmNotificationsIn, FcmNotificationsOut,
   type FcmNotificationBodyT, type FcmNotificationDtoT,
@@ -89,7 +89,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: Mess
 
   app.get('/messaging/notifications/:notificationId/state_events', {
     schema: {
-      tags, summary: 'State events of a notification', params: Type.Object({ notificationId: Type.Integer({ minimum: 1 }) }),
+      tags, summary: 'State events of a notification', params: Type.Object({ notificationId: Id() }),
       response: { 200: StateEvents, ...errors(400) },
     },
   }, async (req) => notifications.listStateEvents(req.params.notificationId));

@@ -25,10 +25,10 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectService
 
   app.put('/projects/:projectId', {
     schema: {
-      tags, summary: 'Rename a project (by the body id)', params: ProjectIdParams,
+      tags, summary: 'Rename the project named in the path (a body id must be its id)', params: ProjectIdParams,
       body: ProjectBody, response: { 200: ProjectDtoRef, ...errors(400, 404, 409, 417) },
     },
-  }, async (req) => projects.update(req.body));
+  }, async (req) => projects.update(req.params.projectId, req.body));
 
   app.get('/projects', {
     schema: { tags, summary: 'All projects', response: { 200: ProjectDtos } },

@@ -56,16 +56,23 @@ export function createProjectService({ db }: { db: Database }) {
       return toProjectDto(row);
     },
 
-    /** Renames the project with the body's `id` (417 without one, 404 when unknown). */
-    async update(body: ProjectBodyT) {
-      if (body.id === undefined || body.id === null) {
-        throw new InvalidDetails(`Invalid details supplied for the project ${describe(body)}`, "The 'id' of the project must be supplied for updating.");
-      }
+    /**
+     * Renames the project named by the path to the body's `projectId` (417 without one, 404 when
+     * the path names no project). A body `id` may repeat the project's id; another id is a 400 and
+     * nothing changes.
+     */
+    async update(pathProjectId: string, body: ProjectBodyT) {
       if (!body.projectId) {
         throw new InvalidDetails(`Invalid details supplied for the project ${describe(body)}`, "At least 'project id' must be supplied");
       }
-      const row = await q.updateProjectId(db, body.id, body.projectId);
-      if (!row) throw new NotFound(`Project not found with id ${body.id}`);
+      // Reference bug fixed: the body id alone chose the project, so `PUT /projects/B {"id": <A's id>}` renamed A.
+      const current = await q.findProjectByProjectId(db, pathProjectId);
+      if (!current) throw new NotFound(`Project not found with projectId ${pathProjectId}`);
+      if (body.id !== undefined && body.id !== null && body.id !== current.id) {
+        throw new BadRequest(`The id in the body (${body.id}) does not match the project ${pathProjectId} (id ${current.id})`);
+      }
+      const row = await q.updateProjectId(db, current.id, body.projectId);
+      if (!row) throw new NotFound(`Project not found with projectId ${pathProjectId}`);
       return toProjectDto(row);
     },
   };

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { InstantIn, InstantOut, NullableInstantOut, StringMap, nullable, ref } from '../schemas.js';
+import { Id, InstantIn, InstantOut, NullableInstantOut, StringMap, nullable, ref } from '../schemas.js';
 
 export const FcmUserDto = Type.Object({
   id: Type.Integer(),
@@ -34,7 +34,12 @@ const userFields = {
 
 /** Create body: `subjectId` is required unless the path names the user. */
 export const FcmUserCreateBody = Type.Object({ subjectId: Type.String({ minLength: 1 }), ...userFields }, { additionalProperties: false });
-export const FcmUserBody = Type.Object({ subjectId: Type.Optional(nullable(Type.String())), ...userFields }, { additionalProperties: false });
+/** Update body (and create with the user in the path): `id`, `projectId` and `subjectId` may repeat the path's user, as a GET body does. */
+export const FcmUserBody = Type.Object({
+  id: Type.Optional(nullable(Id())),
+  subjectId: Type.Optional(nullable(Type.String())),
+  ...userFields,
+}, { additionalProperties: false });
 
 export const ForceFcmTokenQuery = Type.Object({ forceFcmToken: Type.Boolean({ default: false }) });
 

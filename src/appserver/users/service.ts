@@ -147,6 +147,17 @@ export function createUserService({ db, events, clock = () => new Date() }: { db
         if (!existing) {
           throw new NotFound(`The user with specified subject ID ${subjectId} does not exist in project ID ${projectId}. Please use CreateUser endpoint to create the user.`);
         }
+        // Reference bug fixed: the body's ids were ignored, so a body naming another user updated
+        // the path's one silently. The path decides; a body may only repeat it.
+        if (body.id !== undefined && body.id !== null && body.id !== existing.id) {
+          throw new BadRequest(`The id in the body (${body.id}) does not match the user ${subjectId} (id ${existing.id})`);
+        }
+        if (body.subjectId && body.subjectId !== subjectId) {
+          throw new BadRequest(`The subjectId in the body (${body.subjectId}) does not match the path (${subjectId})`);
+        }
+        if (body.projectId && body.projectId !== projectId) {
+          throw new BadRequest(`The projectId in the body (${body.projectId}) does not match the path (${projectId})`);
+        }
         if (opts.forceFcmToken && values.fcmToken) {
           await q.replaceFcmTokenOfOthers(tx, values.fcmToken, existing.id, unregisteredToken(now));
         }

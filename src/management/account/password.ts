@@ -5,9 +5,7 @@
  * `z` and `9` did not count as upper case, lower case or digit; here they do.
  */
 import { randomInt } from 'node:crypto';
-import bcrypt from 'bcryptjs';
 import { BadRequest } from '../errors.js';
-import { BCRYPT_COST } from '../oauth-clients/client-store.js';
 
 const ENTITY = 'userManagement';
 export const MIN_PASSWORD_LENGTH = 8;
@@ -28,8 +26,6 @@ export function checkPasswordStrength(password: string): void {
   }
   if ([...password].length > MAX_PASSWORD_LENGTH) throw new BadRequest('Password too long', ENTITY, 'error.longPassword');
 }
-
-export const hashPassword = (password: string): Promise<string> => bcrypt.hash(password, BCRYPT_COST);
 
 /** `PasswordService.generateResetKey`: 20 random digits (about 66 bits). */
 export const generateResetKey = (): string => Array.from({ length: 20 }, () => String(randomInt(10))).join('');

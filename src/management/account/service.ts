@@ -22,10 +22,11 @@ import { recordRevision } from '../revisions/record.js';
 import { requirePermission, userReferentsOf } from '../roles/checks.js';
 import { roleRefsOfUsers } from '../roles/queries.js';
 import type { MpAuth } from '../security/bearer-auth.js';
+import { hashPassword } from '../security/passwords.js';
 import { findUserByLogin } from '../users/queries.js';
 import type { UserDtoT } from '../users/schemas.js';
 import { loadUserDtos } from '../users/user-queries.js';
-import { checkPasswordStrength, generateResetKey, hashPassword, isResetKeyShaped } from './password.js';
+import { checkPasswordStrength, generateResetKey, isResetKeyShaped } from './password.js';
 import {
   activateByKey, completePasswordReset, findActivatedUserByEmail, otherUserWithEmail, resetKeyIsValid, updateUser, type UserRow,
 } from './queries.js';

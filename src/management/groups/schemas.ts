@@ -1,6 +1,7 @@
 /** Schemas of `/api/projects/{projectName}/groups` (managementportal.md §2.8). */
 import { Type, type Static } from 'typebox';
 import { nullable } from '../../platform/schemas.js';
+import { EntityId } from '../http/ids.js';
 import { ENTITY_ID_PATTERN } from '../projects/schemas.js';
 
 const projectName = Type.String({ pattern: ENTITY_ID_PATTERN, minLength: 1, maxLength: 255 });
@@ -10,8 +11,8 @@ export const GroupParams = Type.Object({ projectName, groupName: Type.String({ p
 
 /** `GroupDTO` (NON_NULL); `id` and `projectId` of the input are ignored. */
 export const GroupInput = Type.Object({
-  id: Type.Optional(nullable(Type.Integer())),
-  projectId: Type.Optional(nullable(Type.Integer())),
+  id: Type.Optional(nullable(EntityId())),
+  projectId: Type.Optional(nullable(EntityId())),
   name: Type.Optional(nullable(Type.String({ maxLength: 255, description: '1–50 characters, `^[_\'.@A-Za-z0-9- ]*$`; unique in the project' }))),
 }, { additionalProperties: false, description: 'GroupDTO as sent on create' });
 export type GroupInputT = Static<typeof GroupInput>;
@@ -28,7 +29,7 @@ export const GroupDeleteQuery = Type.Object({
 });
 
 const SubjectRef = Type.Object({
-  id: Type.Optional(nullable(Type.Integer())),
+  id: Type.Optional(nullable(EntityId())),
   login: Type.Optional(nullable(Type.String({ maxLength: 255 }))),
 }, { additionalProperties: false, description: 'A subject by `id` or by `login` (not both)' });
 export type SubjectRefT = Static<typeof SubjectRef>;

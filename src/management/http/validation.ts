@@ -3,6 +3,7 @@
  * errors whose message is `"<Code>: <text>"`, as the reference writes them (§1 error body B).
  */
 import { DomainError } from '../../platform/errors.js';
+import { UNSTORABLE_PROBLEMS, type UnstorableValue } from '../../platform/input-guard.js';
 
 export interface FieldError {
   objectName: string;
@@ -20,6 +21,13 @@ export class ValidationFailed extends DomainError {
 
 export const fieldError = (objectName: string, field: string, code: string, text: string): ValidationFailed =>
   new ValidationFailed([{ objectName, field, message: `${code}: ${text}` }]);
+
+/**
+ * The management domain's 400 for a value the database cannot take (platform/input-guard.ts): an
+ * `error.validation` with the field. The OAuth scopes render it as `invalid_request` or a 400 page.
+ */
+export const unstorableInput = (found: UnstorableValue): ValidationFailed =>
+  fieldError(found.location, found.field, found.problem === 'nul' ? 'Pattern' : 'Range', UNSTORABLE_PROBLEMS[found.problem]);
 
 /** 400 unless `value` is set: the reference's `@NotNull`. */
 export function requireField<T>(value: T | null | undefined, objectName: string, field: string): T {

@@ -10,18 +10,15 @@
  * never holds a presented secret.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import bcrypt from 'bcryptjs';
 import type { Database } from '../../platform/database.js';
+import { hashPassword, verifyPassword } from '../security/passwords.js';
 import { findClient, type OAuthClientRow } from './queries.js';
 
 export type OAuthClient = OAuthClientRow;
 
 export const CLIENT_TTL_MS = 5000;
 const MAX_ENTRIES = 10_000;
-/** Spring's `BCryptPasswordEncoder` default strength, as the reference hashes with. */
-export const BCRYPT_COST = 10;
-
-export const hashSecret = (secret: string): Promise<string> => bcrypt.hash(secret, BCRYPT_COST);
+export const hashSecret = (secret: string): Promise<string> => hashPassword(secret);
 
 export interface ClientStore {
   /** The client, or undefined when unknown (cached ≤ 5 s, negative answers too). */
@@ -70,7 +67,7 @@ export function createClientStore(deps: { db: Database; now?: () => number }): C
     let pending = checking.get(key);
     if (!pending) {
       // One bcrypt per (client, secret) even when many requests arrive together.
-      pending = bcrypt.compare(secret, hash).then((ok) => {
+      pending = verifyPassword(secret, hash).then((ok) => {
         if (ok) {
           if (verified.size >= MAX_ENTRIES) verified.clear();
           verified.set(key, hash);

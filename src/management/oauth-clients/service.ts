@@ -5,8 +5,10 @@
  * changed or deleted through the API. Every change invalidates the client store's cache, so the
  * token endpoint of this instance sees it at once (other instances within the cache's 5 s).
  */
+import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../platform/database.js';
-import { Conflict, Forbidden, NotFound } from '../errors.js';
+import { Conflict, ErrorVmException, Forbidden, NotFound } from '../errors.js';
+import { findUserByLogin } from '../users/queries.js';
 import { hashSecret, type ClientStore } from './client-store.js';
 import { deleteClient, findClient, insertClient, listClients, updateClient, type OAuthClientRow } from './queries.js';
 import type { ClientDetailsDtoT, ClientDetailsInputT } from './schemas.js';
@@ -34,6 +36,14 @@ export function toClientDetailsDto(row: OAuthClientRow): ClientDetailsDtoT {
   };
 }
 
+/**
+ * A client that may use `client_credentials` but has no secret: the token endpoint refuses it
+ * that grant (RFC 6749 §4.4), so whoever configured it is told at once.
+ */
+export const secretlessClientCredentials = (client: { clientSecret: string | null; authorizedGrantTypes: readonly string[] }) =>
+  !client.clientSecret && client.authorizedGrantTypes.includes('client_credentials');
+export const SECRETLESS_CLIENT_CREDENTIALS = 'client_credentials needs a confidential client: this client has no secret, so the grant is refused; give it a secret';
+
 const isProtected = (row: OAuthClientRow) => stringValue(row.additionalInformation.protected ?? '').toLowerCase() === 'true';
 
 const notFound = (clientId: string) => new NotFound('Client not found for client-id', ENTITY, 'error.oAuthClientIdNotFound', { clientId });
@@ -57,7 +67,10 @@ export interface OAuthClientService {
   list(): Promise<ClientDetailsDtoT[]>;
   /** @throws NotFound `error.oAuthClientIdNotFound` */
   get(clientId: string): Promise<ClientDetailsDtoT>;
-  /** @throws Conflict `error.clientIdExists` when the id is taken (atomic: one of two racing creates wins) */
+  /**
+   * @throws Conflict `error.clientIdExists` when the id is taken (atomic: one of two racing creates wins);
+   *   ErrorVmException 400 `error.clientIdIsLogin` when the id is a user's login (its user tokens would read as the client's own)
+   */
   create(input: ClientDetailsInputT): Promise<ClientDetailsDtoT>;
   /**
    * Replaces every field but the secret; a non-null `clientSecret` sets a new one (empty: public).
@@ -68,8 +81,11 @@ export interface OAuthClientService {
   remove(clientId: string): Promise<void>;
 }
 
-export function createOAuthClientService(deps: { db: Database; clients: ClientStore }): OAuthClientService {
+export function createOAuthClientService(deps: { db: Database; clients: ClientStore; log?: FastifyBaseLogger }): OAuthClientService {
   const { db, clients } = deps;
+  const warnIfSecretless = (row: OAuthClientRow) => {
+    if (secretlessClientCredentials(row)) deps.log?.warn({ clientId: row.clientId }, SECRETLESS_CLIENT_CREDENTIALS);
+  };
 
   async function existing(clientId: string): Promise<OAuthClientRow> {
     const row = await findClient(db, clientId);
@@ -90,13 +106,19 @@ export function createOAuthClientService(deps: { db: Database; clients: ClientSt
       return toClientDetailsDto(await existing(clientId));
     },
     async create(input) {
+      if (await findUserByLogin(db, input.clientId)) {
+        // ErrorVM, the body the route declares for 400.
+        throw new ErrorVmException(400, 'error.clientIdIsLogin', `A user has the login ${input.clientId}; a client may not share it`);
+      }
       const secret = input.clientSecret ? await hashSecret(input.clientSecret) : null;
       const row = { clientId: input.clientId, clientSecret: secret, ...columnsOf(input) };
       if (!await insertClient(db, row)) {
         throw new Conflict('OAuth client already exists with this id', ENTITY, 'error.clientIdExists', { client_id: input.clientId });
       }
       clients.invalidate(input.clientId); // a cached "unknown client" answer
-      return toClientDetailsDto(await existing(input.clientId));
+      const created = await existing(input.clientId);
+      warnIfSecretless(created);
+      return toClientDetailsDto(created);
     },
     async update(input) {
       refuseProtected(await existing(input.clientId));
@@ -108,6 +130,7 @@ export function createOAuthClientService(deps: { db: Database; clients: ClientSt
       const row = await updateClient(db, input.clientId, set);
       clients.invalidate(input.clientId);
       if (!row) throw notFound(input.clientId);
+      warnIfSecretless(row);
       return toClientDetailsDto(row);
     },
     async remove(clientId) {

@@ -7,9 +7,11 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Executor } from '../../platform/database.js';
 import { PERMISSION_SCOPES } from '../authz/permissions.js';
+import { existingLogins } from '../users/queries.js';
 import { parseClientsFile, type ClientDefinition } from './clients-file.js';
 import { hashSecret } from './client-store.js';
-import { upsertClient } from './queries.js';
+import { findClient, upsertClient } from './queries.js';
+import { SECRETLESS_CLIENT_CREDENTIALS, secretlessClientCredentials } from './service.js';
 
 export const FRONTEND_CLIENT_ID = 'ManagementPortalapp';
 
@@ -32,6 +34,13 @@ export async function toRow(client: ClientDefinition) {
 /**
  * Loads the clients file. A file that cannot be read stops the start (naming the setting); a
  * row that cannot be parsed is logged with its line number and skipped.
+ *
+ * A client id that is a user's login would let that user's tokens through it read as the
+ * client's own (radar-auth's `sub == client_id` rule). Such a row is logged at ERROR and not
+ * created; a client of that id that exists already is still updated (the grants refuse that
+ * user's tokens through it), since the row is the operator's and the user is the odd one out.
+ * A row giving a secretless client `client_credentials` is loaded and logged at WARN: the token
+ * endpoint refuses it that grant until it has a secret.
  * @returns the ids of the clients loaded
  */
 export async function loadClientsFile(db: Executor, file: string, log: FastifyBaseLogger): Promise<string[]> {
@@ -44,9 +53,27 @@ export async function loadClientsFile(db: Executor, file: string, log: FastifyBa
   const parsed = parseClientsFile(text);
   for (const p of parsed.problems) log.error({ file, line: p.line, problem: p.message }, 'oauth clients file: row skipped');
   for (const w of parsed.warnings) log.warn({ file, line: w.line, problem: w.message }, 'oauth clients file: unknown scope');
-  const rows = await Promise.all(parsed.clients.map(({ client }) => toRow(client)));
+  const logins = await existingLogins(db, parsed.clients.map(({ client }) => client.clientId));
+  const accepted: typeof parsed.clients = [];
+  let refused = 0;
+  for (const entry of parsed.clients) {
+    const { line, client } = entry;
+    if (logins.has(client.clientId)) {
+      const exists = (await findClient(db, client.clientId)) !== undefined;
+      log.error({ file, line, clientId: client.clientId },
+        exists ? 'oauth clients file: a user has this client id as login; the client is updated, but that user gets no tokens through it: rename or delete the user'
+          : 'oauth clients file: a user has this client id as login; the client is not created: rename the client or delete the user');
+      if (!exists) {
+        refused++;
+        continue;
+      }
+    }
+    if (secretlessClientCredentials(client)) log.warn({ file, line, clientId: client.clientId }, `oauth clients file: ${SECRETLESS_CLIENT_CREDENTIALS}`);
+    accepted.push(entry);
+  }
+  const rows = await Promise.all(accepted.map(({ client }) => toRow(client)));
   for (const row of rows) await upsertClient(db, row);
-  log.info({ file, loaded: rows.length, skipped: parsed.problems.length }, 'oauth clients loaded');
+  log.info({ file, loaded: rows.length, skipped: parsed.problems.length + refused }, 'oauth clients loaded');
   return rows.map((r) => r.clientId);
 }
 

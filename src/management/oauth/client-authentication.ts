@@ -2,7 +2,7 @@
  * Client authentication shared by `/oauth/token`, `/oauth/check_token`, `/oauth/introspect` and
  * `/oauth/revoke`: credentials from HTTP Basic or the `client_id`/`client_secret` parameters,
  * checked through the client store, with failed attempts counted by the limiter per (client id,
- * client IP).
+ * client IP) and per client IP over all names.
  */
 import type { ClientStore, OAuthClient } from '../oauth-clients/client-store.js';
 import { InvalidClient } from './errors.js';

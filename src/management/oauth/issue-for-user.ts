@@ -11,10 +11,11 @@
  * from a refresh token, and the first refresh recomputes them from the database either way.
  */
 import type { Executor } from '../../platform/database.js';
+import { BadRequest } from '../errors.js';
 import type { OAuthClient } from '../oauth-clients/client-store.js';
 import { clientScope, loadTokenUser } from './grants/shared.js';
 import { recordRefreshToken } from './refresh-tokens.js';
-import type { TokenIssuer } from './token-issuer.js';
+import { isClientTwin, type TokenIssuer } from './token-issuer.js';
 
 export interface UserTokenRequest {
   login: string;
@@ -28,10 +29,15 @@ export interface UserTokenRequest {
  * Issues and records a new refresh-token chain for `login`; returns the refresh token, or
  * undefined when the user does not exist. Run it inside the caller's transaction so the record
  * commits (or rolls back) with the caller's change.
+ * @throws BadRequest `error.invalidClient` when `login` is the client's id (token-issuer.ts `isClientTwin`)
  */
 export async function issueRefreshTokenForUser(db: Executor, issuer: TokenIssuer, request: UserTokenRequest): Promise<string | undefined> {
   const { client, login, grantType } = request;
   if (!client.authorizedGrantTypes.includes('refresh_token')) throw new Error(`client ${client.clientId} has no refresh_token grant`);
+  // The issuer refuses it as an OAuth error; here it answers the management API's 400 instead of a 500.
+  if (isClientTwin(client, login)) {
+    throw new BadRequest(`OAuth client ${client.clientId} has the user's own login`, 'oauthClient', 'error.invalidClient', { clientId: client.clientId });
+  }
   const found = await loadTokenUser(db, login);
   if (!found) return undefined;
   const issued = await issuer.issue({ client, grantType, scope: clientScope(client, undefined), user: found.user, withRefreshToken: true });

@@ -56,6 +56,8 @@ const FILE = 'MANAGEMENTPORTAL_OAUTH_KEY_STORE';
 const PASSWORD = 'MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD';
 const SIGNING = 'MANAGEMENTPORTAL_OAUTH_SIGNING_KEY_ALIAS';
 const CHECKING = 'MANAGEMENTPORTAL_OAUTH_CHECKING_KEY_ALIASES';
+/** The password of the reference's documented keytool command and of its example keystores. */
+const REFERENCE_PASSWORD = 'radarbase';
 
 export async function loadKeySet(settings: KeystoreSettings, log: Warn): Promise<KeySet> {
   if (!existsSync(settings.file)) {
@@ -84,6 +86,12 @@ export async function loadKeySet(settings: KeystoreSettings, log: Warn): Promise
     }
     const { privateKey: _private, ...verification } = await describe(key, alias);
     checking.push(verification);
+  }
+  if (settings.profile === 'prod' && settings.password === REFERENCE_PASSWORD) {
+    // Warned, not refused: the reference's deployments use it, so refusing would stop their upgrade.
+    log.warn({ setting: PASSWORD },
+      `keystore password is the public default "${REFERENCE_PASSWORD}": anyone with a copy of the keystore can sign tokens; `
+      + `give the keystore and its keys a password of your own (the keys, and so the issued tokens, stay the same) and set ${PASSWORD}`);
   }
   return keySet(signing, checking);
 }

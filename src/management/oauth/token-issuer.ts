@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { OAuthClient } from '../oauth-clients/client-store.js';
+import { InvalidGrant } from './errors.js';
 import type { Claims, TokenSigner } from './token-signing.js';
 
 /** The spring-security-oauth2 defaults when a client sets no validity `[lib]`. */
@@ -75,13 +76,27 @@ export function newJti(): string {
   return jtiPool.toString('base64url', jtiOffset - JTI_BYTES, jtiOffset);
 }
 
+/**
+ * Whether a token of `login` through `client` would have `sub == client_id`. radar-auth (the
+ * gateway and every other resource server) counts such a token as the client's own, skipping the
+ * user's roles, so no user token may ever look like that.
+ */
+export const isClientTwin = (client: OAuthClient, login: string): boolean => login === client.clientId;
+
+/** invalid_grant for a user token that would read as the client's own (see `isClientTwin`). */
+export function refuseClientTwin(client: OAuthClient, login: string): void {
+  if (isClientTwin(client, login)) throw new InvalidGrant(`User ${login} cannot get tokens through the client of the same name`);
+}
+
 export interface TokenIssuer {
+  /** @throws InvalidGrant for a user whose login is the client's id (every user grant passes here). */
   issue(request: IssueRequest): Promise<IssuedTokens>;
 }
 
 export function createTokenIssuer(deps: { signer: TokenSigner; issuer: string; now: () => number }): TokenIssuer {
   return {
     async issue({ client, grantType, scope, user, withRefreshToken, iat = Math.floor(deps.now() / 1000), refreshJti }) {
+      if (user) refuseClientTwin(client, user.login);
       const accessValidity = client.accessTokenValidity ?? DEFAULT_ACCESS_TOKEN_VALIDITY;
       const jti = newJti();
       const claims: Claims = {};

@@ -65,7 +65,7 @@ export const publicMetaTokenRoutes: FastifyPluginAsyncTypebox<PairingRouteOption
       description: 'No authentication. A one-time token is read once (410 afterwards), a persistent one until it expires. '
         + 'Every read counts against MANAGEMENTPORTAL_META_TOKEN_READS_PER_MINUTE per client IP (then 429 with Retry-After).',
       params: TokenNameParams,
-      response: { 200: TokenDto, 400: RadarErrorVm, 404: RadarErrorVm, 410: RadarErrorVm, 429: RadarErrorVm },
+      response: { 200: TokenDto, 400: Type.Union([ErrorVm, RadarErrorVm]), 404: RadarErrorVm, 410: RadarErrorVm, 429: RadarErrorVm },
     },
   }, async (req, reply) => {
     // The body is a credential: no cache may keep it.

@@ -8,6 +8,7 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { nullable } from '../../platform/schemas.js';
+import { EntityId } from '../http/ids.js';
 import { PageQuery } from '../http/paging.js';
 
 /** The reference's `Constants.ENTITY_ID_REGEX` (logins, project, organization and group names). */
@@ -29,7 +30,7 @@ export type ProjectListQueryT = Static<typeof ProjectListQuery>;
 
 /** An `OrganizationDTO` as sent on create and update, and inside a project. */
 export const OrganizationInput = Type.Object({
-  id: optional(Type.Integer()),
+  id: optional(EntityId()),
   name: text(255, 'Unique; `^[_\'.@A-Za-z0-9- ]*$`'),
   description: text(10_000),
   location: text(255),
@@ -37,10 +38,10 @@ export const OrganizationInput = Type.Object({
 export type OrganizationInputT = Static<typeof OrganizationInput>;
 
 /** A project's source type: only its id counts (a whole `SourceTypeDTO` may be sent). */
-const SourceTypeRefInput = Type.Object({ id: optional(Type.Integer()) }, { additionalProperties: false });
+const SourceTypeRefInput = Type.Object({ id: optional(EntityId()) }, { additionalProperties: false });
 
 export const ProjectInput = Type.Object({
-  id: optional(Type.Integer()),
+  id: optional(EntityId()),
   projectName: text(255, 'Unique and immutable; `^[_\'.@A-Za-z0-9- ]*$`'),
   humanReadableProjectName: text(255, 'Stored as the attribute `Human-readable-project-name`'),
   description: text(10_000),

@@ -3,7 +3,14 @@
  * authentication"): our own JWTs, verified with the keystore's checking keys, `aud` ∋
  * `res_ManagementPortal`, claim `scope` present, `exp` in the future, not a refresh token. As in
  * the reference, a token with `user_name` is only good while that user exists, and the user's
- * current database roles replace the token's `roles` for this API.
+ * current database roles replace the token's `roles` for this API. Issue deviation: the user must
+ * also still be activated, so a deactivated user loses access at once (the user is read from the
+ * database on every call; the verified-token cache below holds only signatures' claims).
+ *
+ * A token counts as the client's own (no user roles) only when its `grant_type` is
+ * `client_credentials`. radar-auth also counted `sub == client_id`; the issuer never mints such a
+ * user token (token-issuer.ts `refuseClientTwin`) and genuine client tokens always carry the
+ * grant type (clients.md §3), so that rule is dropped here.
  *
  * Declares the domain's one request decorator, `request.mpAuth` (STYLE §2.2): null until the
  * `authenticate` hook has run, then the principal.
@@ -35,7 +42,7 @@ export interface MpAuth {
   clientId: string | undefined;
   grantType: string | undefined;
   scopes: ReadonlySet<string>;
-  /** radar-auth `isClientCredentials`: `grant_type == client_credentials` or `sub == client_id`. */
+  /** `grant_type == client_credentials` (radar-auth's `isClientCredentials` without its `sub == client_id` rule). */
   clientCredentials: boolean;
   /** The user's current roles from the database (empty for client credentials). */
   roles: readonly UserRole[];
@@ -128,12 +135,13 @@ export function createBearerAuth(deps: BearerAuthDeps): BearerAuth {
     if (userName !== undefined) {
       const user = await findUserWithRoles(deps.db, userName);
       if (!user) throw invalid('User not found');
+      if (!user.activated) throw invalid('User not activated');
       roles = user.roles;
     }
     return {
       subject, userName, clientId, grantType, roles,
       scopes: new Set(strings(claims.scope)),
-      clientCredentials: grantType === 'client_credentials' || (subject !== undefined && subject === clientId),
+      clientCredentials: grantType === 'client_credentials',
       jti: str(claims.jti),
     };
   }

@@ -1,7 +1,7 @@
 /** SQL for sign-in sessions. Plain functions over an executor; no rules here. */
 import { and, eq, gt, lt } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
-import { oauthSessions } from '../schema.js';
+import { oauthSessions, users } from '../schema.js';
 
 export type SessionRow = typeof oauthSessions.$inferSelect;
 
@@ -9,9 +9,15 @@ export async function insertSession(db: Executor, row: typeof oauthSessions.$inf
   await db.insert(oauthSessions).values(row);
 }
 
-export async function findLiveSession(db: Executor, id: string, now: Date): Promise<SessionRow | undefined> {
-  const [row] = await db.select().from(oauthSessions).where(and(eq(oauthSessions.id, id), gt(oauthSessions.expiresAt, now))).limit(1);
-  return row;
+/**
+ * A session that has not expired, with whether its signed-in user (if any) still exists and is
+ * activated (`userActive`: null for a session nobody signed in to).
+ */
+export async function findLiveSession(db: Executor, id: string, now: Date): Promise<(SessionRow & { userActive: boolean | null }) | undefined> {
+  const [row] = await db.select({ session: oauthSessions, activated: users.activated }).from(oauthSessions)
+    .leftJoin(users, eq(users.login, oauthSessions.userLogin))
+    .where(and(eq(oauthSessions.id, id), gt(oauthSessions.expiresAt, now))).limit(1);
+  return row && { ...row.session, userActive: row.session.userLogin === null ? null : row.activated === true };
 }
 
 export async function updateSession(db: Executor, id: string, set: Partial<Omit<SessionRow, 'id' | 'createdAt'>>): Promise<void> {
@@ -20,6 +26,11 @@ export async function updateSession(db: Executor, id: string, set: Partial<Omit<
 
 export async function deleteSession(db: Executor, id: string): Promise<void> {
   await db.delete(oauthSessions).where(eq(oauthSessions.id, id));
+}
+
+/** Ends every sign-in session of a user (deactivated or deleted). */
+export async function deleteSessionsOfUser(db: Executor, login: string): Promise<void> {
+  await db.delete(oauthSessions).where(eq(oauthSessions.userLogin, login));
 }
 
 export async function deleteExpiredSessions(db: Executor, now: Date): Promise<void> {

@@ -4,6 +4,11 @@
  * CSRF token, the signed-in user and the authorization request being answered. Signing in
  * replaces the id and the CSRF token (no session fixation). Sessions expire `ttlSeconds` after
  * their last change; expired rows are swept when a session is created.
+ *
+ * A signed-in session ends as soon as its user is deactivated or deleted: the user service deletes
+ * its rows then, and `load` refuses (and deletes) any left whose user is gone or not activated
+ * (e.g. a participant deactivated through its subject), so neither the API nor the authorization
+ * page acts for such a user.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../../platform/database.js';
@@ -53,6 +58,10 @@ export function createSessionStore(deps: { db: Database; now: () => number; ttlS
       if (!id) return undefined;
       const row = await findLiveSession(deps.db, hashId(id), new Date(deps.now()));
       if (!row) return undefined;
+      if (row.userActive === false) {
+        await deleteSession(deps.db, row.id);
+        return undefined;
+      }
       return { id, csrfToken: row.csrfToken, userLogin: row.userLogin, authenticatedAt: row.authenticatedAt, pending: row.pending };
     },
     create,

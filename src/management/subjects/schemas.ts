@@ -7,6 +7,7 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { nullable } from '../../platform/schemas.js';
+import { EntityId } from '../http/ids.js';
 import { PageQuery } from '../http/paging.js';
 import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
 import { ProjectDto } from '../projects/dto.js';
@@ -63,19 +64,19 @@ export type SubjectDtoT = Static<typeof SubjectDto>;
 
 /** A project reference in a subject: `projectName` decides (`id` is required too, as in the reference). */
 const ProjectRefInput = Type.Object({
-  id: optional(Type.Integer()),
+  id: optional(EntityId()),
   projectName: text(255),
 }, { additionalProperties: false });
 
 /** A source given with a subject: found by `sourceId`. */
 const SourceRefInput = Type.Object({
-  id: optional(Type.Integer()),
+  id: optional(EntityId()),
   sourceId: optional(Type.String({ format: 'uuid' })),
   sourceName: text(255),
 }, { additionalProperties: false });
 
 export const SubjectInput = Type.Object({
-  id: optional(Type.Integer()),
+  id: optional(EntityId()),
   login: optional(Type.String({ pattern: ENTITY_ID_PATTERN, minLength: 1, maxLength: 50, description: 'Create: a random UUID when absent' })),
   externalLink: text(255),
   externalId: text(255, 'Unique within the project'),
@@ -101,7 +102,7 @@ export const SubjectListQuery = Type.Object({
   login: Type.Optional(Type.String({ maxLength: 255, description: 'Substring, case-insensitive' })),
   personName: Type.Optional(Type.String({ maxLength: 255, description: 'Substring, case-insensitive' })),
   humanReadableIdentifier: Type.Optional(Type.String({ maxLength: 255, description: 'Substring of the attribute `Human-readable-identifier`' })),
-  groupId: Type.Optional(Type.Integer()),
+  groupId: Type.Optional(EntityId()),
   'dateOfBirth.is': bound('YYYY-MM-DD'),
   'dateOfBirth.from': bound(),
   'dateOfBirth.to': bound(),
@@ -111,15 +112,15 @@ export const SubjectListQuery = Type.Object({
   page: PageQuery.properties.page,
   size: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Page size (default 20)' })),
   sort: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 10, description: '`id|externalId|login[,asc|desc]`, repeatable' })),
-  'last.id': Type.Optional(Type.Integer({ description: 'Cursor: id of the previous page\'s last subject' })),
+  'last.id': Type.Optional(EntityId({ description: 'Cursor: id of the previous page\'s last subject' })),
   'last.login': Type.Optional(Type.String({ maxLength: 255 })),
   'last.externalId': Type.Optional(Type.String({ maxLength: 255 })),
 });
 export type SubjectListQueryT = Static<typeof SubjectListQuery>;
 
 export const SourceRegistrationInput = Type.Object({
-  id: optional(Type.Integer()),
-  sourceTypeId: optional(Type.Integer()),
+  id: optional(EntityId()),
+  sourceTypeId: optional(EntityId()),
   sourceTypeProducer: text(255),
   sourceTypeModel: text(255),
   sourceTypeCatalogVersion: text(255),

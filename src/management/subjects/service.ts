@@ -13,12 +13,11 @@
  * - moving back to a former project drops its `ROLE_INACTIVE_PARTICIPANT`;
  * - sources given with a subject must be in no project or in the subject's project.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import bcrypt from 'bcryptjs';
+import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../platform/database.js';
 import { BadRequest, Conflict, NotFound } from '../errors.js';
 import { enumValue, fieldError } from '../http/validation.js';
-import { BCRYPT_COST } from '../oauth-clients/client-store.js';
+import { findClient } from '../oauth-clients/queries.js';
 import { findUserByLogin } from '../users/queries.js';
 import { createCountCache } from './count-cache.js';
 import { listedSubjectDto, statusFlags } from './dto.js';
@@ -47,7 +46,7 @@ export interface SubjectService {
   /**
    * POST /api/subjects. @throws BadRequest `projectrequired`, `idexists`, `subjectExists`,
    * `error.groupNotFound`, `error.validation`; NotFound `error.projectNameNotFound`, `error.sourceNotFound`;
-   * Conflict `error.userexists`.
+   * Conflict `error.userexists`; BadRequest `error.loginisclientid` (the login is an OAuth client's id).
    */
   create(input: SubjectInputT, actor: Actor): Promise<SubjectDtoT>;
   /** PUT /api/subjects: `created` when the body had no id (then it is a create). @throws as create, NotFound `error.subjectNotFound` */
@@ -65,11 +64,6 @@ export interface SubjectService {
 /** How long a big list's count is reused, and from which size on (count-cache.ts). */
 const COUNT_TTL_MS = 2000;
 const COUNT_CACHED_FROM = 5000;
-
-const randomPassword = () => {
-  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  return [...randomBytes(30)].map((b) => chars[b % chars.length]).join('');
-};
 
 /** What a body sets on the subject row, validated. */
 interface SubjectFields {
@@ -161,7 +155,6 @@ export function createSubjectService(deps: SubjectServiceDeps): SubjectService {
     const fields = fieldsOf(input);
     const status = statusOf(input);
     const login = (input.login ?? randomUUID()).toLowerCase();
-    const passwordHash = await bcrypt.hash(randomPassword(), BCRYPT_COST);
     const at = now();
 
     const subject = await db.transaction(async (tx) => {
@@ -171,8 +164,11 @@ export function createSubjectService(deps: SubjectServiceDeps): SubjectService {
       if (await findUserByLogin(tx, login)) {
         throw new Conflict('A user with this login already exists', SUBJECT, 'error.userexists', { login });
       }
+      // A participant's login is a user login: tokens with `sub == client_id` read as the client's own (radar-auth).
+      if (await findClient(tx, login)) throw new BadRequest('Login is the id of an OAuth client', SUBJECT, 'error.loginisclientid', { login });
       const user = await insertSubjectUser(tx, {
-        login, passwordHash, activated: true, langKey: 'en',
+        // No password: participants sign in by pairing (the reference bcrypt-hashed a random one, ~100 ms for nothing).
+        login, passwordHash: null, activated: true, langKey: 'en',
         createdBy: actor.name, createdDate: at, lastModifiedBy: actor.name, lastModifiedDate: at,
       });
       const { id } = await insertSubject(tx, {

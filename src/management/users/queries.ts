@@ -1,5 +1,5 @@
 /** SQL for user accounts as the token endpoint needs them. */
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { executedRows } from '../../platform/bulk-insert.js';
 import type { Executor } from '../../platform/database.js';
 import { authorities, organizations, roles, roleUsers, users } from '../schema.js';
@@ -9,6 +9,13 @@ export type UserRow = typeof users.$inferSelect;
 export async function findUserByLogin(db: Executor, login: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.login, login)).limit(1);
   return row;
+}
+
+/** Which of `logins` are the logins of existing users (the clients file's check for client ids). */
+export async function existingLogins(db: Executor, logins: readonly string[]): Promise<Set<string>> {
+  if (logins.length === 0) return new Set();
+  const rows = await db.select({ login: users.login }).from(users).where(inArray(users.login, [...logins]));
+  return new Set(rows.map((r) => r.login));
 }
 
 export interface UserRole {

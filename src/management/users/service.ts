@@ -12,14 +12,12 @@
  *   `error.userexists`, as `POST` does.
  */
 import { randomInt } from 'node:crypto';
-import bcrypt from 'bcryptjs';
 import type { Database, Executor } from '../../platform/database.js';
 import { referentsOf } from '../authz/oracle.js';
 import { BadRequest, Forbidden, NotFound } from '../errors.js';
 import type { Page } from '../http/paging.js';
 import { requireField } from '../http/validation.js';
 import { generateResetKey } from '../account/password.js';
-import { BCRYPT_COST } from '../oauth-clients/client-store.js';
 import { recordRevision, type EntityChange } from '../revisions/record.js';
 import { requirePermission, requireRoleChange, userReferentsOf } from '../roles/checks.js';
 import { roleDto, type RoleDtoT } from '../roles/dto.js';
@@ -29,6 +27,8 @@ import { AUTHORITY_DTOS, findOrCreateRole, roleChange } from '../roles/service.j
 import { authorName } from '../security/authorization.js';
 import type { RevisionType } from '../schema.js';
 import type { MpAuth } from '../security/bearer-auth.js';
+import { findClient } from '../oauth-clients/queries.js';
+import { deleteSessionsOfUser } from '../session/queries.js';
 import { findUserByLogin, insertUser } from './queries.js';
 import { userDto, type ManagedUserInputT, type UserDtoT, type UserRow, type UsersQueryT } from './schemas.js';
 import {
@@ -63,19 +63,20 @@ export interface UserService {
   get(actor: MpAuth, login: string): Promise<UserDtoT>;
   /**
    * Creates an inactive user with a random password and a fresh reset key (the activation link).
-   * @throws BadRequest `error.idexists`, `error.userexists`, `error.emailexists`, `error.invalidAuthority`;
+   * @throws BadRequest `error.idexists`, `error.userexists`, `error.emailexists`, `error.invalidAuthority`,
+   *   `error.loginisclientid` (the login is an OAuth client's id);
    *   NotFound `error.invalidAuthority` (unknown project or organization); AccessDenied
    */
   create(actor: MpAuth, input: ManagedUserInputT): Promise<UserDtoT>;
   /**
    * Replaces names, e-mail, language, activation and (when `roles` is given) the roles of the user
-   * with `input.id`; the login never changes.
+   * with `input.id`; the login never changes. Deactivating ends the user's sign-in sessions.
    * @throws ValidationFailed without id; NotFound; BadRequest `error.emailexists` / `error.userexists`;
    *   Forbidden `error.invalidsubjectstate` when activating a removed subject; AccessDenied
    */
   update(actor: MpAuth, input: ManagedUserInputT): Promise<UserDtoT>;
   /**
-   * Deletes a user; an unknown login is no error (idempotent).
+   * Deletes a user and its sign-in sessions; an unknown login is no error (idempotent).
    * @throws Forbidden `error.invalidsubjectstate` for a participant (deleted through its subject); AccessDenied
    */
   remove(actor: MpAuth, login: string): Promise<void>;
@@ -173,6 +174,8 @@ export function createUserService(deps: UserServiceDeps): UserService {
         requirePermission(actor, 'USER.CREATE', { user: login, userReferents: userReferentsOf(roles) });
         for (const role of roles) requireRoleChange(actor, role);
         if (await findUserByLogin(tx, login)) throw new BadRequest('Login already in use', ENTITY, 'error.userexists');
+        // radar-auth reads a token whose `sub` is its `client_id` as the client's own, without the user's roles.
+        if (await findClient(tx, login)) throw new BadRequest('Login is the id of an OAuth client', ENTITY, 'error.loginisclientid');
         if (input.email != null && await findUserByEmail(tx, input.email)) throw new BadRequest('Email already in use', ENTITY, 'error.emailexists');
         const row = await insertUser(tx, {
           // No password until the reset link sets one (the reference hashed a random one: 100 ms of bcrypt for nothing).
@@ -216,6 +219,8 @@ export function createUserService(deps: UserServiceDeps): UserService {
           firstName: input.firstName ?? null, lastName: input.lastName ?? null, email: input.email ?? null,
           langKey: input.langKey ?? null, activated, lastModifiedBy: author, lastModifiedDate: at,
         });
+        // A deactivated user is signed out everywhere at once (session-auth also refuses it).
+        if (!activated) await deleteSessionsOfUser(tx, row.login);
         const dto = userDto(row, roles.roles.map(roleDto));
         await recordRevision(tx, author, [userChange(dto, 'MOD'), ...roles.created.map((r) => roleChange(r, 'ADD'))], at);
         return dto;
@@ -233,6 +238,8 @@ export function createUserService(deps: UserServiceDeps): UserService {
         }
         const dto = userDto(user, roles.map(roleDto));
         await deleteUserById(tx, user.id);
+        // Sessions name the login: a later user of the same login must not inherit them.
+        await deleteSessionsOfUser(tx, user.login);
         await recordRevision(tx, authorName(actor), [userChange(dto, 'DEL')], now());
       });
     },

@@ -78,7 +78,9 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       await sessions.save(session);
       return reply.header('cache-control', 'no-store').redirect(next.redirect, 302);
     }
-    return page(reply, 200, 'consent', { csrf: session.csrfToken, clientId: next.consent.clientId, scope: next.consent.scope, user: session.userLogin });
+    return page(reply, 200, 'consent', {
+      csrf: session.csrfToken, requestId: next.consent.requestId, clientId: next.consent.clientId, scope: next.consent.scope, user: session.userLogin,
+    });
   }
 
   app.setErrorHandler((error: FastifyError | AuthorizationRedirect | AuthorizationPageError, request, reply) => {
@@ -120,23 +122,26 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     }
     setSessionCookie(request, reply, session);
     if (session.userLogin) return proceed(reply, session, await authorize.afterSignIn(pending, session.userLogin));
-    return page(reply, 200, 'sign-in', { csrf: session.csrfToken, clientId: pending.clientId, error: null, username: '' });
+    return page(reply, 200, 'sign-in', { csrf: session.csrfToken, requestId: pending.requestId, clientId: pending.clientId, error: null, username: '' });
   });
 
   app.post('/oauth/login', {
     schema: {
       tags, summary: 'Sign-in form of the authorization endpoint',
-      description: 'On success: the consent page, or the redirect with the code when the client\'s scopes are auto-approved. Wrong credentials show the sign-in page again (400); failures count per (username, client IP) with the token endpoint\'s, and past the limit the page answers 429 with `Retry-After`. Without the page\'s `_csrf`: 403.',
+      description: 'On success: the consent page, or the redirect with the code when the client\'s scopes are auto-approved. Wrong credentials show the sign-in page again (400); failures count per (username, client IP) with the token endpoint\'s, and past the limit the page answers 429 with `Retry-After`. Without the page\'s `_csrf`: 403. A `request_id` that is not the session\'s pending request: 400.',
       body: SignInForm, response: { ...pageResponses, 403: HtmlPage, 429: HtmlPage },
     },
   }, async (request, reply) => {
     const session = await postedSession(request, request.body._csrf);
     if (!session.pending) throw new AuthorizationPageError(400, 'No sign-in is in progress. Start again from the application.');
+    // Before the password: a sign-in page of a request since replaced in another tab would sign in to that other request.
+    authorize.checkAnswersPending(session.pending, request.body.request_id);
     const login = await authorize.signIn(request.body.username ?? '', request.body.password ?? '', request.ip);
     if (!login) {
       request.log.info({ clientId: session.pending.clientId }, 'sign-in failed');
       return page(reply, 400, 'sign-in', {
-        csrf: session.csrfToken, clientId: session.pending.clientId, error: 'Wrong user name or password.', username: request.body.username ?? '',
+        csrf: session.csrfToken, requestId: session.pending.requestId, clientId: session.pending.clientId,
+        error: 'Wrong user name or password.', username: request.body.username ?? '',
       });
     }
     const renewed = await sessions.renew({ ...session, userLogin: login, authenticatedAt: new Date(now()) });
@@ -147,13 +152,15 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
   app.post('/oauth/authorize', {
     schema: {
       tags, summary: 'Consent form of the authorization endpoint',
-      description: '`user_oauth_approval=true` redirects to the client with the code; anything else with `error=access_denied`. Without the page\'s `_csrf`: 403.',
+      description: '`user_oauth_approval=true` redirects to the client with the code; anything else with `error=access_denied`. Without the page\'s `_csrf`: 403. A `request_id` that is not the session\'s pending request (a page since replaced in another tab): 400, nothing granted.',
       body: ConsentForm, response: { ...pageResponses, 403: HtmlPage },
     },
   }, async (request, reply) => {
     const session = await postedSession(request, request.body._csrf);
     const pending = session.pending;
     if (!session.userLogin || !pending) throw new AuthorizationPageError(400, 'No authorization is waiting for an answer. Start again from the application.');
+    // The pending request stays as it is: its own page may still answer it.
+    authorize.checkAnswersPending(pending, request.body.request_id);
     session.pending = null;
     await sessions.save(session);
     const location = await authorize.decide(pending, session.userLogin, request.body.user_oauth_approval === 'true');

@@ -17,11 +17,13 @@ export const SignInForm = Type.Object({
   username: Type.Optional(Type.String()),
   password: Type.Optional(Type.String()),
   _csrf: Type.Optional(Type.String({ description: 'The CSRF token of the sign-in page' })),
+  request_id: Type.Optional(Type.String({ description: 'The id of the authorization request the page shows' })),
 }, { description: 'application/x-www-form-urlencoded sign-in form' });
 
 export const ConsentForm = Type.Object({
   user_oauth_approval: Type.Optional(Type.String({ description: '`true` to approve, anything else denies' })),
   _csrf: Type.Optional(Type.String({ description: 'The CSRF token of the consent page' })),
+  request_id: Type.Optional(Type.String({ description: 'The id of the authorization request the page shows' })),
 }, { description: 'application/x-www-form-urlencoded consent form' });
 
 export const HtmlPage = Type.String({ description: 'HTML page' });

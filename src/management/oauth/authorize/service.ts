@@ -3,10 +3,11 @@
  * request, sign a user in, decide whether consent is needed, and issue a code. Nothing here sees
  * the HTTP request; the routes pass plain values and a session.
  */
-import bcrypt from 'bcryptjs';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../../../platform/database.js';
 import type { ClientStore, OAuthClient } from '../../oauth-clients/client-store.js';
 import type { PendingAuthorization } from '../../schema.js';
+import { verifyPassword } from '../../security/passwords.js';
 import { findUserByLogin } from '../../users/queries.js';
 import { InvalidRequest, InvalidScope, OAuthError, UnauthorizedClient } from '../errors.js';
 import { clientScope, parseScope } from '../grants/shared.js';
@@ -28,14 +29,13 @@ export interface AuthorizationQuery {
 
 /** What the consent page shows. */
 export interface ConsentView {
+  /** The request the page answers; its form sends it back (`checkAnswersPending`). */
+  requestId: string;
   clientId: string;
   scope: string[];
 }
 
 export type NextStep = { redirect: string } | { consent: ConsentView };
-
-/** bcrypt of a random string: compared against when the user does not exist (alike timing). */
-const DUMMY_HASH = '$2b$10$O7wEFT30rQqPJHoQ64eCrO2R1nLGilJtP2IqAgpO7bf0ewJr7e5Ga';
 
 /** A registered redirect URI may not carry a fragment (RFC 6749 §3.1.2); custom schemes are fine. */
 const usableRedirectUri = (uri: string) => URL.canParse(uri) && !uri.includes('#');
@@ -62,12 +62,20 @@ export interface AuthorizeService {
    * them all for this client within the last month (approvals.ts), else the consent page.
    */
   afterSignIn(request: PendingAuthorization, login: string): Promise<NextStep>;
+  /**
+   * Throws `AuthorizationPageError` (400) unless `requestId`, sent by a sign-in or consent form, is
+   * the id of `pending`, the session's current request: a page left open in another tab must not
+   * answer (and so grant) a request started after it.
+   */
+  checkAnswersPending(pending: PendingAuthorization, requestId: string | undefined): void;
   /** The user's answer on the consent page, remembered: the redirect with a code, or with `access_denied`. */
   decide(request: PendingAuthorization, login: string, approved: boolean): Promise<string>;
 }
 
 export function createAuthorizeService(deps: {
   db: Database; clients: ClientStore; now: () => number; limiter?: FailedAttemptLimiter | undefined;
+  /** MANAGEMENTPORTAL_OAUTH_REQUIRE_PKCE: public clients must send a code_challenge. */
+  requirePkce?: boolean | undefined;
 }): AuthorizeService {
   async function issueRedirect(request: PendingAuthorization, login: string): Promise<string> {
     const code = await insertCode(deps.db, request, login, new Date(deps.now()));
@@ -111,7 +119,14 @@ export function createAuthorizeService(deps: {
       } else if (query.code_challenge_method !== undefined) {
         fail(new InvalidRequest('code_challenge_method without code_challenge'));
       }
+      // RFC 7636 §4.4.1 and OAuth 2.1 §4.1.1: a public client's code is only safe with PKCE, since
+      // no secret stops whoever intercepts the redirect from redeeming it. Off by default: the
+      // reference's clients send no challenge.
+      if (deps.requirePkce && !client.clientSecret && codeChallenge === null) {
+        fail(new InvalidRequest('Code challenge required: public clients must send code_challenge with code_challenge_method=S256'));
+      }
       return {
+        requestId: randomBytes(24).toString('base64url'),
         clientId: client.clientId, redirectUri, redirectUriGiven: query.redirect_uri !== undefined, state, scope,
         codeChallenge, codeChallengeMethod,
       };
@@ -121,8 +136,9 @@ export function createAuthorizeService(deps: {
       const login = username.toLowerCase();
       deps.limiter?.check(login, ip);
       const user = login ? await findUserByLogin(deps.db, login) : undefined;
-      const ok = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
-      if (!user || !user.passwordHash || !ok) {
+      // An unknown user costs one comparison too (alike timing).
+      const ok = await verifyPassword(password, user?.passwordHash);
+      if (!user || !ok) {
         deps.limiter?.recordFailure(login, ip);
         return undefined;
       }
@@ -137,7 +153,16 @@ export function createAuthorizeService(deps: {
       if (autoApproved(client, request.scope) || await allApproved(deps.db, login, client.clientId, request.scope, new Date(deps.now()))) {
         return { redirect: await issueRedirect(request, login) };
       }
-      return { consent: { clientId: client.clientId, scope: request.scope } };
+      return { consent: { requestId: request.requestId, clientId: client.clientId, scope: request.scope } };
+    },
+
+    checkAnswersPending(pending, requestId) {
+      // A session stored before requests had ids has none, and so no form can answer it.
+      const expected = Buffer.from(typeof pending.requestId === 'string' ? pending.requestId : '');
+      const presented = Buffer.from(requestId ?? '');
+      if (expected.length === 0 || expected.length !== presented.length || !timingSafeEqual(expected, presented)) {
+        throw new AuthorizationPageError(400, 'This page is out of date: another sign-in was started in this browser since. Start again from the application.');
+      }
     },
 
     async decide(request, login, approved) {

@@ -1,11 +1,12 @@
 /**
  * `grant_type=password`: a user's login and password. Wrong credentials are 400 invalid_grant
- * "Bad credentials" whether the user exists or not (a dummy bcrypt keeps the timing alike).
+ * "Bad credentials" whether the user exists or not (`verifyPassword` costs an unknown user one
+ * comparison too, so the timing is alike).
  *
  * Reference bug fixed: the reference checked activation before the password, so a wrong
  * password told whether an account was deactivated; here the password is checked first.
  */
-import bcrypt from 'bcryptjs';
+import { verifyPassword } from '../../security/passwords.js';
 import { InvalidGrant, Unauthorized } from '../errors.js';
 import { audit, clientScope, findUserByLogin, narrowScopes, parseScope, recordNewChain, tokenUserOf } from './shared.js';
 import type { Grant } from './types.js';
@@ -13,16 +14,13 @@ import type { Grant } from './types.js';
 export const grantType = 'password';
 export const parameters = ['username', 'password', 'scope'] as const;
 
-/** bcrypt of a random string: compared against when the user does not exist. */
-const DUMMY_HASH = '$2b$10$O7wEFT30rQqPJHoQ64eCrO2R1nLGilJtP2IqAgpO7bf0ewJr7e5Ga';
-
 export const handle: Grant['handle'] = async ({ client, params }, deps) => {
   const requested = clientScope(client, parseScope(params.scope));
   const login = (params.username ?? '').toLowerCase();
   const password = params.password ?? '';
   const user = login ? await findUserByLogin(deps.db, login) : undefined;
-  const ok = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
-  if (!user || !user.passwordHash || !ok) throw new InvalidGrant('Bad credentials');
+  const ok = await verifyPassword(password, user?.passwordHash);
+  if (!user || !ok) throw new InvalidGrant('Bad credentials');
   if (!user.activated) throw new Unauthorized(`User ${user.login} was not activated`);
 
   const tokenUser = await tokenUserOf(deps.db, user);

@@ -13,7 +13,7 @@
  */
 import { InvalidGrant, InvalidRequest, InvalidScope, InvalidToken, Unauthorized } from '../errors.js';
 import { rotate } from '../refresh-tokens.js';
-import { newJti, refreshValidity, type TokenUser } from '../token-issuer.js';
+import { newJti, refuseClientTwin, refreshValidity, type TokenUser } from '../token-issuer.js';
 import { verifyToken } from '../token-signing.js';
 import { audit, claimsOf, narrowScopes, parseScope } from './shared.js';
 import type { Grant } from './types.js';
@@ -41,6 +41,8 @@ export const handle: Grant['handle'] = async ({ client, params }, deps) => {
   }
 
   const login = typeof claims.user_name === 'string' ? claims.user_name : null;
+  // The issuer refuses it too; checked before `rotate` so the refused token is not consumed.
+  if (login !== null) refuseClientTwin(client, login);
   const refreshJti = newJti();
   const result = await rotate(deps.db, claims.jti, {
     jti: refreshJti, clientId: client.clientId, userLogin: login, expiresAt: new Date((iat + refreshValidity(client)) * 1000),
