@@ -49,13 +49,19 @@ export async function startService(env) {
   });
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
+  const refusedHealth = []; // statuses other than 200 before the first 200
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
     try {
       const res = await fetch(`${base}/actuator/health`);
-      if (res.ok) break;
+      if (res.status === 200) break;
+      refusedHealth.push(res.status);
+      await res.arrayBuffer();
     } catch { /* not listening yet */ }
-    if (Date.now() > deadline) throw new Error('service did not start within 60 s');
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('service did not start within 60 s');
+    }
     await new Promise((r) => setTimeout(r, 10));
   }
   const startupMs = performance.now() - started;
@@ -67,6 +73,7 @@ export async function startService(env) {
   return {
     base,
     startupMs,
+    refusedHealth,
     pid: child.pid,
     /** Resident set size in MiB, from /proc. */
     rssMiB() {
@@ -89,10 +96,85 @@ export const machine = () => {
   return `${cpus.length} × ${(cpus[0] ?? '').replace(/model name\s*:\s*/, '')}, Node ${process.version}`;
 };
 
-/** Starts a server script of bench/ that prints its port once listening; `path` is its endpoint. */
-export async function startScript(script, path) {
+/**
+ * Starts a server script of bench/ that prints its port once listening; `path` is its endpoint.
+ * `args` follow the port on its command line.
+ */
+export async function startScript(script, path, ...args) {
   const port = await freePort();
-  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), String(port)], { stdio: ['ignore', 'pipe', 'ignore'] });
-  await new Promise((resolve) => child.stdout.once('data', resolve));
+  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    child.stdout.once('data', resolve);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)));
+  });
   return { url: `http://127.0.0.1:${port}${path}`, pid: child.pid, stop: () => new Promise((r) => { child.once('exit', r); child.kill('SIGTERM'); }) };
+}
+
+/** A benchmark whose measured requests failed: its figure would measure something else. */
+export class BenchFailure extends Error {}
+
+/**
+ * Throws a BenchFailure unless every request of an autocannon result answered 2xx without error
+ * (connection errors and timeouts included); `label` names the run in the message.
+ */
+export function assertAll2xx(label, result) {
+  const problems = [];
+  if (result.non2xx > 0) {
+    const statuses = Object.entries(result.statusCodeStats ?? {})
+      .filter(([status]) => !status.startsWith('2')).map(([status, { count }]) => `${count} × ${status}`).join(', ');
+    problems.push(`${result.non2xx} non-2xx answers (${statuses})`);
+  }
+  if (result.errors > 0) problems.push(`${result.errors} errors (${result.timeouts} timeouts)`);
+  if (result['2xx'] === 0) problems.push('no 2xx answer at all');
+  if (problems.length > 0) throw new BenchFailure(`${label}: ${problems.join('; ')}`);
+}
+
+/** The response if it is 2xx, else a BenchFailure naming `what` with the status and body. */
+export async function expect2xx(what, response) {
+  const res = await response;
+  if (res.status < 200 || res.status > 299) throw new BenchFailure(`${what}: ${res.status} ${await res.text()}`);
+  return res;
+}
+
+/**
+ * A failed benchmark prints one line and exits with 1, not a stack trace: call once at the top of
+ * a script. Other errors keep their stack.
+ */
+export function exitOnBenchFailure() {
+  process.on('uncaughtException', (err) => {
+    if (err instanceof BenchFailure) console.error(`benchmark failed: ${err.message}`);
+    else console.error(err);
+    process.exit(1);
+  });
+}
+
+export const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * Runs `rounds` rounds of the named contestants (`{ name: () => Promise<result> }`), one after the
+ * other; each round starts one later in the list, so none always runs first or right after
+ * another. On a shared 2-core host one sequential pass swings by ±20 %; the medians over rounds
+ * are the figures. Returns the results per round, `{ round, order, [name]: result }`.
+ */
+export async function alternatingRounds(rounds, contestants) {
+  const names = Object.keys(contestants);
+  const results = [];
+  for (let round = 0; round < rounds; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length]);
+    const result = { round: round + 1, order };
+    for (const name of order) result[name] = await contestants[name]();
+    results.push(result);
+  }
+  return results;
+}
+
+/** The rounds argument: argv at `index`, else ROUNDS, else 3. */
+export function roundsArg(index) {
+  const rounds = Number(process.argv[index] ?? process.env.ROUNDS ?? 3);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new BenchFailure(`rounds must be a positive integer, not ${process.argv[index] ?? process.env.ROUNDS}`);
+  return rounds;
 }

@@ -1,16 +1,22 @@
-// client_credentials throughput of three servers under the same load, one after the other: our token
-// endpoint (prod profile on PostgreSQL, confidential client radar_restapi, steady state through the
-// verified-secret cache), oidc-provider with ES256 JWT access tokens
-// (bench/oauth-oidc-provider-server.mjs), and the bound (a bare Fastify endpoint: parse form + Basic,
-// compare the secret, sign one ES256 JWT; bench/oauth-bound-server.mjs).
-//   node bench/oauth-client-credentials.mjs [seconds=10] [connections=10]
+// client_credentials throughput of three servers under the same load: our token endpoint (prod
+// profile on PostgreSQL, confidential client radar_restapi, steady state through the
+// verified-secret cache, audit events written), oidc-provider with ES256 JWT access tokens
+// (bench/oauth-oidc-provider-server.mjs), and the bound (a bare Fastify endpoint: parse form +
+// Basic, compare the secret, sign one ES256 JWT; bench/oauth-bound-server.mjs).
+// All three run for the whole benchmark; the load alternates between them in rounds (each round
+// starts one server later), because one sequential pass swings by ±20 % on a shared 2-core host.
+// It prints every round and the medians over the rounds: of each server's req/s, and of the
+// per-round ratios. Any non-2xx answer or request error fails the run (exit 1).
+//   node bench/oauth-client-credentials.mjs [seconds=10] [connections=10] [rounds=ROUNDS or 3]
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { cpuMeter } from './cpu-usage.mjs';
-import { freshDatabase, machine, startScript, startService } from './lib.mjs';
+import { alternatingRounds, assertAll2xx, exitOnBenchFailure, freshDatabase, machine, median, roundsArg, startScript, startService } from './lib.mjs';
 
+exitOnBenchFailure();
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 10);
+const rounds = roundsArg(4);
 const KEYSTORE = fileURLToPath(new URL('../test/fixtures/keystores/keytool-ec.p12', import.meta.url));
 const CLIENTS = fileURLToPath(new URL('../config/oauth_client_details.csv', import.meta.url));
 
@@ -20,46 +26,54 @@ const request = {
   body: 'grant_type=client_credentials',
 };
 
-async function load(url, pid) {
+async function load(label, url, pid) {
   // Warm-up: the first request pays the one bcrypt of the secret; JIT settles.
-  await autocannon({ url, ...request, connections, duration: 2 });
+  assertAll2xx(`${label} warm-up`, await autocannon({ url, ...request, connections, duration: 2 }));
   const cpu = cpuMeter(pid);
   const r = await autocannon({ url, ...request, connections, duration: seconds });
-  return {
-    requestsPerSecond: Math.round(r.requests.average), non2xx: r.non2xx, errors: r.errors,
-    latencyMs: { p50: r.latency.p50, p99: r.latency.p99 }, coresUsed: cpu(),
-  };
+  const coresUsed = cpu();
+  assertAll2xx(label, r);
+  return { requestsPerSecond: Math.round(r.requests.average), latencyMs: { p50: r.latency.p50, p99: r.latency.p99 }, coresUsed };
 }
 
+const ratio = (a, b) => Number((a / b).toFixed(2));
 const db = await freshDatabase('radar_bench_oauth');
-const service = await startService({
-  PROFILE: 'prod', DATABASE_URL: db.url, RADAR_ADMIN_PASSWORD: 'bench-secret', FCMSERVER_FCMSENDER: 'disabled',
-  MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'bench-admin', MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: CLIENTS,
-});
-let ours;
-let bound;
+const stops = [];
+let summary;
 try {
-  ours = await load(`${service.base}/managementportal/oauth/token`, service.pid);
+  const service = await startService({
+    PROFILE: 'prod', DATABASE_URL: db.url, RADAR_ADMIN_PASSWORD: 'bench-secret', FCMSERVER_FCMSENDER: 'disabled',
+    MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'bench-admin', MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: CLIENTS,
+  });
+  stops.push(() => service.stop());
+  const oidcServer = await startScript('oauth-oidc-provider-server.mjs', '/token');
+  stops.push(() => oidcServer.stop());
+  const boundServer = await startScript('oauth-bound-server.mjs', '/oauth/token');
+  stops.push(() => boundServer.stop());
+
+  const results = await alternatingRounds(rounds, {
+    ours: () => load('ours', `${service.base}/managementportal/oauth/token`, service.pid),
+    oidcProvider: () => load('oidc-provider', oidcServer.url, oidcServer.pid),
+    bound: () => load('bound', boundServer.url, boundServer.pid),
+  });
+  for (const r of results) {
+    r.oursVsOidcProvider = ratio(r.ours.requestsPerSecond, r.oidcProvider.requestsPerSecond);
+    r.oursVsBound = ratio(r.ours.requestsPerSecond, r.bound.requestsPerSecond);
+  }
+  // Ratios to two decimals, rates to whole requests.
+  const medianOf = (f, digits = 0) => Number(median(results.map(f)).toFixed(digits));
+  summary = {
+    bench: 'oauth-client-credentials', date: new Date().toISOString().slice(0, 10), machine: machine(), seconds, connections, rounds: results,
+    median: {
+      oursRequestsPerSecond: medianOf((r) => r.ours.requestsPerSecond),
+      oidcProviderRequestsPerSecond: medianOf((r) => r.oidcProvider.requestsPerSecond),
+      boundRequestsPerSecond: medianOf((r) => r.bound.requestsPerSecond),
+      oursVsOidcProvider: medianOf((r) => r.oursVsOidcProvider, 2),
+      oursVsBound: medianOf((r) => r.oursVsBound, 2),
+    },
+  };
 } finally {
-  await service.stop();
+  for (const stop of stops.reverse()) await stop();
   await db.drop();
 }
-const oidcServer = await startScript('oauth-oidc-provider-server.mjs', '/token');
-let oidc;
-try {
-  oidc = await load(oidcServer.url, oidcServer.pid);
-} finally {
-  await oidcServer.stop();
-}
-const boundServer = await startScript('oauth-bound-server.mjs', '/oauth/token');
-try {
-  bound = await load(boundServer.url, boundServer.pid);
-} finally {
-  await boundServer.stop();
-}
-console.log(JSON.stringify({
-  bench: 'oauth-client-credentials', date: new Date().toISOString().slice(0, 10), machine: machine(), seconds, connections,
-  ours, oidcProvider: oidc, bound,
-  oursVsOidcProvider: Number((ours.requestsPerSecond / oidc.requestsPerSecond).toFixed(2)),
-  oursVsBound: Number((ours.requestsPerSecond / bound.requestsPerSecond).toFixed(2)),
-}, null, 2));
+console.log(JSON.stringify(summary, null, 2));

@@ -5,13 +5,17 @@
 //     (target ≥ 5,000/s sustained);
 //  3. lateness: 10,000 notifications all due in the same second, receipt time at the stub minus
 //     scheduledTime (target p99 ≤ SCHEDULER_TICK_MS + 500 ms).
+// The run fails (exit 1) on a non-2xx answer of the stub in step 1, and when a message of steps
+// 2–3 ends other than EXECUTED (a failed send is not a delivery).
 //   npx tsx bench/scheduler.mjs [throughputCount=100000] [latenessCount=10000]
 // (tsx: the stub is test/helpers/fcm-stub.ts.)
 import { Agent, request } from 'node:http';
 import postgres from 'postgres';
 import { startFcmStub } from '../test/helpers/fcm-stub.ts';
 import { cpuMeter } from './cpu-usage.mjs';
-import { freshDatabase, machine, startService } from './lib.mjs';
+import { BenchFailure, exitOnBenchFailure, freshDatabase, machine, startService } from './lib.mjs';
+
+exitOnBenchFailure();
 
 const throughputCount = Number(process.argv[2] ?? 100_000);
 const latenessCount = Number(process.argv[3] ?? 10_000);
@@ -30,7 +34,7 @@ async function rawLimit(total) {
   const one = () => new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: stub.port, path: '/v1/projects/raw/messages:send', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
       res.resume();
-      res.on('end', resolve);
+      res.on('end', () => (res.statusCode >= 200 && res.statusCode <= 299 ? resolve() : reject(new BenchFailure(`stub raw limit: answered ${res.statusCode}`))));
     });
     req.on('error', reject);
     req.end(body);
@@ -50,6 +54,23 @@ async function insertDue(sql, count, at, offset) {
   await sql`insert into appserver.messages (kind, user_id, source_id, scheduled_time, ttl_seconds, fcm_message_id, app_package, source_type, title, body, type, state, dedupe_key, data)
     select 'notification', u.id, 'src', ${at}, 3600, 'm-' || g, 'org.phidatalab.radar_armt', 'aRMT', 'Questionnaire time', 'Please complete your questionnaire', 'PHQ8', 'SCHEDULED', 'k-' || g, jsonb_build_object('n', (g + ${offset})::text)
     from generate_series(1, ${count}) g join appserver.users u on u.subject_id = ${`b${offset}-sub-`} || (g % 1000 + 1)`;
+}
+
+/**
+ * Waits (up to 30 s) until the service has recorded every outcome, and fails unless every message
+ * is EXECUTED: ERRORED ones were refused, SCHEDULED ones are still waiting for a retry.
+ */
+async function settled(sql, phase) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const states = await sql`select state, count(*)::int as n from appserver.messages group by state order by state`;
+    const other = states.filter((s) => s.state !== 'EXECUTED');
+    if (other.length === 0) return;
+    if (other.some((s) => s.state !== 'SCHEDULED') || Date.now() > deadline) {
+      throw new BenchFailure(`${phase}: messages not EXECUTED: ${other.map((s) => `${s.n} ${s.state}`).join(', ')}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 async function waitFor(check, seconds) {
@@ -83,6 +104,7 @@ try {
     const times = [...receivedAt.values()];
     const seconds = (Math.max(...times) - Math.min(...times)) / 1000;
     results.throughput = { notifications: throughputCount, seconds: Number(seconds.toFixed(2)), perSecond: Math.round(throughputCount / seconds), rssMiB: Math.round(service.rssMiB()), coresUsed };
+    await settled(sql, 'throughput');
 
     // Lateness: all due in the same second, 2 s from now.
     receivedAt.clear();
@@ -92,6 +114,7 @@ try {
     const lateness = [...receivedAt.values()].map((t) => t - due.getTime()).sort((a, b) => a - b);
     const pct = (p) => lateness[Math.min(lateness.length - 1, Math.floor(p * lateness.length))];
     results.lateness = { notifications: latenessCount, tickMs: TICK_MS, p50Ms: pct(0.5), p99Ms: pct(0.99), maxMs: lateness.at(-1) };
+    await settled(sql, 'lateness');
   } finally {
     await service.stop();
   }

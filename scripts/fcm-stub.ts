@@ -5,7 +5,6 @@
  */
 import { startFcmStub } from '../test/helpers/fcm-stub.js';
 
-/* eslint-disable no-console -- a command-line tool prints to the console */
 const port = Number(process.env.FCM_STUB_PORT ?? 9099);
 const host = process.env.FCM_STUB_HOST ?? '127.0.0.1';
 const stub = await startFcmStub({

@@ -8,13 +8,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fastifyTrustProxy, type Config } from './config.js';
 import './platform/types.js';
 import { EventBus } from './platform/events.js';
-import { loggerOptions, requestLoggerFactory } from './platform/logging.js';
+import { logDestinations, loggerOptions, logStream, requestLoggerFactory } from './platform/logging.js';
 import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
 import { appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
-import { loadManagementKeys, managementPlugin, type ManagementConfig } from './management/plugin.js';
+import { loadManagementKeys, managementPlugin, managementSettings } from './management/plugin.js';
 
 export interface BuildOptions {
   /** Replaces the logger built from the config (tests pass `false` or a stream). */
@@ -29,7 +29,7 @@ export interface BuildOptions {
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(config.logLevel),
+    logger: options.logger ?? loggerOptions(config.logLevel, logStream(await logDestinations(config), config.logLevel)),
     childLoggerFactory: requestLoggerFactory,
     bodyLimit: config.httpBodyLimitBytes,
     trustProxy: fastifyTrustProxy(config.trustProxy),
@@ -47,21 +47,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     instance.decorate('events', new EventBus(instance.log.child({ component: 'events' })));
   }, { name: 'platform-config' }));
 
-  const management: ManagementConfig = {
-    profile: config.profile,
-    keyStore: config.managementportalOauthKeyStore,
-    keyStorePassword: config.managementportalOauthKeyStorePassword,
-    signingKeyAlias: config.managementportalOauthSigningKeyAlias,
-    checkingKeyAliases: config.managementportalOauthCheckingKeyAliases,
-    issuer: config.managementportalOauthIssuer,
-    clientsFile: config.managementportalOauthClientsFile,
-    frontendAccessTokenValiditySeconds: config.managementportalFrontendAccessTokenValiditySeconds,
-    frontendRefreshTokenValiditySeconds: config.managementportalFrontendRefreshTokenValiditySeconds,
-    commonAdminPassword: config.managementportalCommonAdminPassword,
-    refreshReuseGraceSeconds: config.managementportalOauthRefreshReuseGraceSeconds,
-    persistentMetaTokenTimeoutSeconds: config.managementportalOauthPersistentMetaTokenTimeout,
-    hiddenSubjectFields: config.managementportalSiteSettingsHiddenSubjectFields,
-  };
+  const management = managementSettings(config);
   // Before the database: a bad keystore stops the start before anything is migrated.
   const managementKeys = await loadManagementKeys(management, app.log.child({ component: 'management' }));
 
@@ -74,7 +60,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(actuatorPlugin);
   await app.register((await import('./platform/mail.js')).mailPlugin);
 
-  await app.register(managementPlugin, { prefix: config.managementportalContextPath, config: management, keys: managementKeys, demoData });
+  await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData });
   await app.register(appserverPlugin, { prefix: config.appserverContextPath });
   return app;
 }

@@ -200,6 +200,7 @@ export const settings = {
   httpBodyLimitBytes: withEnv('HTTP_BODY_LIMIT_BYTES', int('Largest accepted request body in bytes (default 10 MiB); larger ones get 413', { default: 10 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 })),
   shutdownTimeoutSeconds: withEnv('SHUTDOWN_TIMEOUT_SECONDS', int('How long a graceful shutdown waits for in-flight requests', { default: 10, min: 0, max: 600 })),
   logLevel: withEnv('LOG_LEVEL', oneOf('trace, debug, info, warn, error, fatal or silent (Spring\'s `off` means silent)', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], { default: 'info', spring: 'logging.level.root' }, { off: 'silent', warning: 'warn' })),
+  logFormat: withEnv('LOG_FORMAT', oneOf('`json` (one JSON object per line) or `pretty` (readable lines, coloured on a terminal); unset: `pretty` in the dev profile when stdout is a terminal, else `json`', ['json', 'pretty'], {})),
   adminUser: withEnv('RADAR_ADMIN_USER', str('User name for the admin endpoints (`/actuator/*` but health and info)', { default: 'radar', spring: 'radar.admin.user' })),
   adminPassword: withEnv('RADAR_ADMIN_PASSWORD', str('Password for the admin endpoints; required in prod, where `radar` is refused (dev default `radar`)', { spring: 'radar.admin.password' })),
   smtpUrl: withEnv('SMTP_URL', str('Mail server, `smtp://user:pass@host:port` (or `smtps://`); wins over `SPRING_MAIL_*`', {})),

@@ -8,11 +8,16 @@ import { readFileSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildApp } from './app.js';
+import { DEFAULT_ENV_FILE, loadDotEnv } from './dotenv.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
 let config: Config;
 try {
+  // `.env` in the working directory, when there is one; real environment variables win.
+  // `ENV_FILE` (from the real environment only) names another file, or none when empty.
+  const envFile = process.env.ENV_FILE;
+  if (envFile !== '') loadDotEnv(envFile ?? DEFAULT_ENV_FILE, process.env, { required: envFile !== undefined });
   config = loadConfig(process.env, pkg.version);
 } catch (err) {
   if (err instanceof ConfigError) {
@@ -60,7 +65,7 @@ const database = config.database.kind === 'postgres' ? 'PostgreSQL' : 'PGlite';
 const startupSeconds = (performance.now() / 1000).toFixed(1);
 
 app.log.info({ profile: config.profile, database: config.database.kind, port, startupMs: Math.round(performance.now()) }, 'started');
-// A plain line for people reading the console; the JSON log line above is for machines.
+// A plain line for people reading the console, whatever the log format.
 process.stdout.write(
   `RADAR platform ${config.version} (${config.profile}, ${database}) listening on ${base}` +
   ` · app server ${base}${config.appserverContextPath || '/'}` +

@@ -2,6 +2,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../platform/database.js';
 import { EventBus } from '../platform/events.js';
+import type { AppserverEvents } from './events.js';
 import { createMessageService } from './messages/service.js';
 import { notificationCodec } from './notifications/codec.js';
 import { findProjectByProjectId } from './projects/queries.js';
@@ -14,7 +15,7 @@ export async function seedAppserverDemoData(db: Database, log: FastifyBaseLogger
   if (await findProjectByProjectId(db, 'radar')) return; // already seeded (idempotent across restarts)
   await createProjectService({ db }).create({ projectId: 'radar' });
   // Nobody listens at start-up; the bus only satisfies the services' contract.
-  const events = new EventBus(log);
+  const events = new EventBus<AppserverEvents>(log);
   const users = createUserService({ db, events });
   const now = clock();
   for (const subjectId of ['sub-1', 'sub-2']) {

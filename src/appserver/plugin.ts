@@ -8,6 +8,7 @@ import { acceptEmptyJsonBodies } from '../platform/json-body.js';
 import { rejectUnstorableInput } from '../platform/input-guard.js';
 import type { Database } from '../platform/database.js';
 import { appserverErrorFormat } from './errors.js';
+import { appserverEvents } from './events.js';
 import { component, ErrorDetails } from './schemas.js';
 import { ProjectDto } from './projects/schemas.js';
 import { FcmUserDto } from './users/schemas.js';
@@ -22,6 +23,7 @@ import { FcmNotificationDto } from './notifications/schemas.js';
 import { dataMessageCodec } from './data-messages/codec.js';
 import { dataMessageRoutes } from './data-messages/routes.js';
 import { FcmDataMessageDto } from './data-messages/schemas.js';
+import { createNotificationEmailSender } from './transmit/email.js';
 import { createFcmSender } from './transmit/fcm.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulerMetrics } from './scheduler/metrics.js';
@@ -30,6 +32,7 @@ export { seedAppserverDemoData } from './demo-data.js';
 
 export const appserverPlugin: FastifyPluginAsync = async (app) => {
   const db: Database = app.db.db;
+  const events = appserverEvents(app.events);
 
   acceptEmptyJsonBodies(app);
   // A NUL character or a coerced Infinity anywhere in a request: 400, before the database refuses it.
@@ -47,9 +50,9 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   app.addSchema(component('FcmDataMessageDto', FcmDataMessageDto));
 
   const projects = createProjectService({ db });
-  const users = createUserService({ db, events: app.events });
-  const notifications = createMessageService(notificationCodec, { db, events: app.events });
-  const dataMessages = createMessageService(dataMessageCodec, { db, events: app.events });
+  const users = createUserService({ db, events });
+  const notifications = createMessageService(notificationCodec, { db, events });
+  const dataMessages = createMessageService(dataMessageCodec, { db, events });
 
   await app.register(projectRoutes, { projects });
   await app.register(userRoutes, { users });
@@ -62,8 +65,11 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   if (config.schedulerEnabled) {
     const log = app.log.child({ component: 'scheduler' });
     const fcm = await createFcmSender(config, log);
+    const email = config.notificationEmailEnabled
+      ? createNotificationEmailSender({ mailer: app.mail, from: config.notificationEmailFrom, counter: metrics.emails, log })
+      : undefined;
     const scheduler = createScheduler({
-      db, events: app.events, fcm, mailer: app.mail, metrics, log,
+      db, events, fcm, email, metrics, log,
       settings: {
         tickMs: config.schedulerTickMs,
         batchSize: config.schedulerBatchSize,
@@ -71,12 +77,12 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
         leaseSeconds: config.schedulerLeaseSeconds,
         maxAttempts: config.schedulerMaxAttempts,
         retrySeconds: config.schedulerRetrySeconds,
-        email: { enabled: config.notificationEmailEnabled, from: config.notificationEmailFrom },
       },
     });
     app.addHook('onReady', async () => scheduler.start());
     app.addHook('onClose', async () => {
       await scheduler.stop();
+      await email?.close();
       await fcm.close();
     });
   }

@@ -20,7 +20,7 @@ import { AUTHORITIES } from './authz/permissions.js';
 import {
   groups, organizations, projects, projectSourceTypes, roles, roleUsers, sourceData, sources, sourceTypes, subjects, users,
 } from './schema.js';
-import { ensureOrganization, insertAuthorities } from './users/queries.js';
+import { ensureOrganization, insertAuthorities } from './api/users/queries.js';
 
 const MAIN = { name: 'main', description: 'The main organization', location: '-' };
 const RADAR = 'radar';

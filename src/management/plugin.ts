@@ -3,6 +3,10 @@
  * study-management API.
  * Not wrapped in fastify-plugin, so its hooks, parsers and handlers stay inside its scope.
  *
+ * The domain's composition root (ARCHITECTURE.md rule 10): from its settings (settings.ts, the one
+ * reader of `Config`) it builds every service once, and hands each route module, as plugin
+ * options, only the services and values that module uses. Route modules construct nothing.
+ *
  * Start-up: the keys are read by `loadManagementKeys` before the database opens; the plugin then
  * creates, under the cluster-wide start-up lock, the built-in accounts, the demo data (when on),
  * the clients file's clients and the frontend client.
@@ -13,52 +17,69 @@ import { createErrorHandler } from '../platform/errors.js';
 import { acceptEmptyJsonBodies } from '../platform/json-body.js';
 import { rejectUnstorableInput } from '../platform/input-guard.js';
 import type { Database } from '../platform/database.js';
+import type { ManagementSettings } from './settings.js';
 import { managementErrorFormat } from './errors.js';
 import { unstorableInput } from './http/validation.js';
 import { createAuditLog } from './audit/audit-log.js';
-import { createClientStore } from './oauth-clients/client-store.js';
-import { ensureFrontendClient, loadClientsFile } from './oauth-clients/startup.js';
-import { ensureBuiltInAccounts } from './users/admin-account.js';
+import { createClientStore } from './oauth/clients/client-store.js';
+import { ensureFrontendClient, loadClientsFile } from './oauth/clients/startup.js';
+import { ensureBuiltInAccounts } from './account/admin-account.js';
 import { loadKeySet, type KeySet } from './oauth/keystore.js';
-import { closeSigning, createSigner } from './oauth/token-signing.js';
+import { createTokenSigning } from './oauth/token-signing.js';
 import { createTokenIssuer } from './oauth/token-issuer.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { createFailedAttemptLimiter } from './oauth/limiter.js';
+import { authorizeRoutes } from './oauth/authorize/routes.js';
+import { createAuthorizeService } from './oauth/authorize/service.js';
 import { createBearerAuth } from './security/bearer-auth.js';
 import { createSessionAuth } from './security/session-auth.js';
-import { oauthClientRoutes } from './oauth-clients/routes.js';
-import { managementApi } from './api.js';
+import { logoutRoutes } from './security/logout-routes.js';
+import { resolveSessionSecret } from './session/secret.js';
+import { createSessionStore } from './session/sessions.js';
 import { createAccountMail } from './mail/account-mail.js';
 import { MAINTENANCE_INTERVAL_MS, OAUTH_CLEANUP_JOBS, startMaintenance } from './maintenance.js';
 import { NOT_ACTIVATED_USERS_PURGE } from './account/purge.js';
 import { META_TOKEN_PURGE } from './pairing/purge.js';
 import { startCatalogueImport } from './catalogue/catalogue-import.js';
-import { createOAuthClientService } from './oauth-clients/service.js';
-import { authorizeRoutes } from './oauth/authorize/routes.js';
-import { createAuthorizeService } from './oauth/authorize/service.js';
-import { resolveSessionSecret } from './session/secret.js';
-import { createSessionStore } from './session/sessions.js';
 import { seedManagementDemoData } from './demo-data.js';
+import { createResetRequestLimiter } from './account/limiter.js';
+import { accountRoutes, publicAccountRoutes } from './account/routes.js';
+import { createAccountService } from './account/service.js';
+import { createMetaTokenReadLimiter } from './pairing/limiter.js';
+import { pairingRoutes, publicMetaTokenRoutes } from './pairing/routes.js';
+import { createPairingService } from './pairing/service.js';
+import { managementApi } from './api/routes.js';
+import { auditsRoutes } from './api/audits/routes.js';
+import { createAuditService } from './api/audits/service.js';
+import { authoritiesRoutes } from './api/authorities/routes.js';
+import { groupsRoutes } from './api/groups/routes.js';
+import { createGroupService } from './api/groups/service.js';
+import { oauthClientRoutes } from './api/oauth-clients/routes.js';
+import { createOAuthClientService } from './api/oauth-clients/service.js';
+import { organizationsRoutes } from './api/organizations/routes.js';
+import { createOrganizationService } from './api/organizations/service.js';
+import { projectsRoutes } from './api/projects/routes.js';
+import { createProjectService } from './api/projects/service.js';
+import { publicRoutes } from './api/public/routes.js';
+import { createPublicService } from './api/public/service.js';
+import { revisionsRoutes } from './api/revisions/routes.js';
+import { createRevisionService } from './api/revisions/service.js';
+import { rolesRoutes } from './api/roles/routes.js';
+import { createRoleService } from './api/roles/service.js';
+import { sourceDataRoutes } from './api/source-data/routes.js';
+import { createSourceDataService } from './api/source-data/service.js';
+import { sourceTypesRoutes } from './api/source-types/routes.js';
+import { createSourceTypeService } from './api/source-types/service.js';
+import { sourcesRoutes } from './api/sources/routes.js';
+import { createSourceService } from './api/sources/service.js';
+import { subjectsRoutes } from './api/subjects/routes.js';
+import { createSubjectService } from './api/subjects/service.js';
+import { createSubjectRevisionsService } from './api/subjects/subject-revisions.js';
+import { createSubjectSourcesService } from './api/subjects/subject-sources.js';
+import { usersRoutes } from './api/users/routes.js';
+import { createUserService } from './api/users/service.js';
 
-/** The management slice of the configuration. */
-export interface ManagementConfig {
-  profile: 'dev' | 'prod';
-  keyStore: string;
-  keyStorePassword: string;
-  signingKeyAlias: string;
-  checkingKeyAliases: readonly string[];
-  issuer: string;
-  /** Unset: the dev file in dev, the reference's mount point (when present) in prod. */
-  clientsFile: string | undefined;
-  frontendAccessTokenValiditySeconds: number;
-  frontendRefreshTokenValiditySeconds: number;
-  commonAdminPassword: string | undefined;
-  refreshReuseGraceSeconds: number;
-  /** `MANAGEMENTPORTAL_OAUTH_PERSISTENT_META_TOKEN_TIMEOUT` in seconds. */
-  persistentMetaTokenTimeoutSeconds: number;
-  /** `MANAGEMENTPORTAL_SITE_SETTINGS_HIDDEN_SUBJECT_FIELDS`. */
-  hiddenSubjectFields: readonly string[];
-}
+export { managementSettings, type ManagementSettings } from './settings.js';
 
 export const DEFAULT_KEY_STORE = 'config/keystore.p12';
 export const REFERENCE_KEY_STORE = '/mp-includes/config/keystore.p12';
@@ -70,21 +91,23 @@ export const REFERENCE_CLIENTS_FILE = '/mp-includes/config/oauth_client_details.
  * Reads the signing and checking keys. `buildApp` calls this before opening the database, so a
  * bad keystore stops the start before anything is migrated or written.
  */
-export async function loadManagementKeys(config: ManagementConfig, log: FastifyBaseLogger): Promise<KeySet> {
+export async function loadManagementKeys(settings: ManagementSettings, log: FastifyBaseLogger): Promise<KeySet> {
+  const { keyStore } = settings;
   // Drop-in: the reference's image and helm charts mount the keystore here.
-  const file = config.keyStore === DEFAULT_KEY_STORE && !existsSync(DEFAULT_KEY_STORE) && existsSync(REFERENCE_KEY_STORE)
-    ? REFERENCE_KEY_STORE : config.keyStore;
+  const file = keyStore.file === DEFAULT_KEY_STORE && !existsSync(DEFAULT_KEY_STORE) && existsSync(REFERENCE_KEY_STORE)
+    ? REFERENCE_KEY_STORE : keyStore.file;
   return loadKeySet({
-    profile: config.profile,
+    profile: settings.profile,
     file,
-    password: config.keyStorePassword,
-    signingAlias: config.signingKeyAlias,
-    checkingAliases: config.checkingKeyAliases,
+    password: keyStore.password,
+    signingAlias: keyStore.signingAlias,
+    checkingAliases: keyStore.checkingAliases,
   }, log);
 }
 
 export interface ManagementPluginOptions {
-  config: ManagementConfig;
+  /** `managementSettings(config)`: everything the domain takes from the configuration. */
+  settings: ManagementSettings;
   keys: KeySet;
   /** Clock in epoch milliseconds (tests move time). */
   now?: () => number;
@@ -92,7 +115,7 @@ export interface ManagementPluginOptions {
   demoData?: boolean;
 }
 
-export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { config, keys, now = Date.now, demoData = false }) => {
+export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { settings, keys, now = Date.now, demoData = false }) => {
   const db: Database = app.db.db;
   const log = app.log.child({ component: 'management' });
 
@@ -105,59 +128,99 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   });
 
   await app.db.exclusive(async () => {
-    await ensureBuiltInAccounts(db, { profile: config.profile, adminPassword: config.commonAdminPassword }, log);
+    await ensureBuiltInAccounts(db, { profile: settings.profile, adminPassword: settings.adminPassword }, log);
     if (demoData) await seedManagementDemoData(db, log);
-    const clientsFile = config.clientsFile
-      ?? (config.profile === 'dev' ? DEV_CLIENTS_FILE : existsSync(REFERENCE_CLIENTS_FILE) ? REFERENCE_CLIENTS_FILE : undefined);
+    const clientsFile = settings.oauth.clientsFile
+      ?? (settings.profile === 'dev' ? DEV_CLIENTS_FILE : existsSync(REFERENCE_CLIENTS_FILE) ? REFERENCE_CLIENTS_FILE : undefined);
     if (clientsFile) await loadClientsFile(db, clientsFile, log);
     else log.warn({ setting: 'MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE' }, 'no oauth clients file configured');
-    await ensureFrontendClient(db, {
-      accessTokenValiditySeconds: config.frontendAccessTokenValiditySeconds,
-      refreshTokenValiditySeconds: config.frontendRefreshTokenValiditySeconds,
-    });
+    await ensureFrontendClient(db, settings.oauth.frontendClient);
   });
 
   const audit = createAuditLog({ db, log: log.child({ component: 'audit' }) });
   app.addHook('onClose', async () => audit.flush());
   const clients = createClientStore({ db, now });
-  app.addHook('onClose', async () => closeSigning(keys));
-  const issuer = createTokenIssuer({ signer: createSigner(keys), issuer: config.issuer, now });
+  // The one signer/verifier: it owns the crypto worker thread, stopped with the app.
+  const signing = createTokenSigning(keys);
+  app.addHook('onClose', async () => signing.close());
+  const issuer = createTokenIssuer({ signer: signing, issuer: settings.oauth.issuer, now });
 
-  const limiter = createFailedAttemptLimiter({ maxPerMinute: app.config.managementportalOauthFailedAttemptsPerMinute, maxPerAddressPerMinute: app.config.managementportalOauthFailedAttemptsPerAddressPerMinute, now });
+  const limiter = createFailedAttemptLimiter({ maxPerMinute: settings.oauth.failedAttemptsPerMinute, maxPerAddressPerMinute: settings.oauth.failedAttemptsPerAddressPerMinute, now });
 
   await app.register(oauthRoutes, {
     keys,
-    issuer: config.issuer,
-    token: { db, clients, limiter, issuer, keys, audit, now, refreshReuseGraceSeconds: config.refreshReuseGraceSeconds },
-    introspection: { db, clients, limiter, keys, now },
+    issuer: settings.oauth.issuer,
+    token: { db, clients, limiter, issuer, verifier: signing, audit, now, refreshReuseGraceSeconds: settings.oauth.refreshReuseGraceSeconds },
+    introspection: { db, clients, limiter, verifier: signing, now },
   });
 
   // The management API: every route but the public ones authenticates its principal first.
   // The sign-in pages' sessions also authenticate the API (the admin UI), so both get the same store and key.
   const sessions = createSessionStore({ db, now });
-  const sessionSecret = await resolveSessionSecret(db, app.config.managementportalSessionSecret);
+  const sessionSecret = await resolveSessionSecret(db, settings.sessionSecret);
   const sessionAuth = createSessionAuth({ db, sessions, secret: sessionSecret });
-  const bearer = createBearerAuth({ db, keys, now, session: sessionAuth });
+  const bearer = createBearerAuth({ db, verifier: signing, now, session: sessionAuth });
   app.decorateRequest('mpAuth', null);
-  const oauthClients = createOAuthClientService({ db, clients, log });
-  const accountMail = createAccountMail({ mail: app.mail, config: app.config, log: log.child({ component: 'account-mail' }) });
+
+  // The resource API's services, each built once (the admin UI's pages will take the same ones).
+  const accountMail = createAccountMail({ mail: app.mail, settings: settings.mail, log: log.child({ component: 'account-mail' }) });
   app.addHook('onClose', async () => accountMail.close());
+  const persistentTokenTimeoutMs = settings.pairing.persistentMetaTokenTimeoutSeconds * 1000;
+  const subjectDeps = { db, audit, now, persistentTokenTimeoutMs };
+  const services = {
+    account: createAccountService({ db, now, accountMail, activationKeyTimeoutSeconds: settings.activationKeyTimeoutSeconds }),
+    audits: createAuditService({ db, audit }),
+    groups: createGroupService({ db, now }),
+    oauthClients: createOAuthClientService({ db, clients, log }),
+    organizations: createOrganizationService({ db, now, persistentTokenTimeoutMs }),
+    pairing: createPairingService({ db, audit, now, issuer, settings: settings.pairing }),
+    projects: createProjectService({ db, now, persistentTokenTimeoutMs }),
+    publicProjects: createPublicService({ db }),
+    revisions: createRevisionService({ db }),
+    roles: createRoleService({ db, now }),
+    sourceData: createSourceDataService({ db, now }),
+    sourceTypes: createSourceTypeService({ db, now }),
+    sources: createSourceService({ db, now }),
+    subjects: createSubjectService(subjectDeps),
+    subjectSources: createSubjectSourcesService(subjectDeps),
+    subjectRevisions: createSubjectRevisionsService(subjectDeps),
+    users: createUserService({ db, now, onUserCreated: (user) => accountMail.creation(user) }),
+  };
+  const { account, pairing } = services;
+
+  // Each route module gets only what it uses.
   await app.register(managementApi, {
     bearer,
-    issuer,
-    deps: {
-      db, audit, now, profile: config.profile,
-      persistentTokenTimeoutMs: config.persistentMetaTokenTimeoutSeconds * 1000,
-      hiddenSubjectFields: config.hiddenSubjectFields,
-      config: app.config, mail: app.mail, accountMail,
+    open: async (api) => {
+      await api.register(publicRoutes, { service: services.publicProjects, profile: settings.profile, hiddenSubjectFields: settings.hiddenSubjectFields });
+      // The cookie path of the sign-in pages (oauth/authorize/routes.ts).
+      await api.register(logoutRoutes, { session: sessionAuth, cookiePath: `${app.prefix}/` });
+      await api.register(publicAccountRoutes, { account, limiter: createResetRequestLimiter({ now }) });
+      await api.register(publicMetaTokenRoutes, { pairing, limiter: createMetaTokenReadLimiter({ maxPerMinute: settings.metaTokenReadsPerMinute, now }) });
     },
-    extra: async (api) => api.register(oauthClientRoutes, { oauthClients }),
-    // The cookie path of the sign-in pages (oauth/authorize/routes.ts).
-    logout: { session: sessionAuth, cookiePath: `${app.prefix}/` },
+    secured: async (api) => {
+      await api.register(oauthClientRoutes, { oauthClients: services.oauthClients });
+      await api.register(organizationsRoutes, { organizations: services.organizations });
+      await api.register(projectsRoutes, { projects: services.projects });
+      await api.register(groupsRoutes, { groups: services.groups });
+      await api.register(subjectsRoutes, { subjects: services.subjects, sources: services.subjectSources, revisions: services.subjectRevisions });
+      await api.register(sourcesRoutes, { sources: services.sources });
+      await api.register(sourceTypesRoutes, { sourceTypes: services.sourceTypes });
+      await api.register(sourceDataRoutes, { sourceData: services.sourceData });
+      await api.register(usersRoutes, { users: services.users });
+      await api.register(rolesRoutes, { roles: services.roles });
+      await api.register(authoritiesRoutes);
+      await api.register(revisionsRoutes, { revisions: services.revisions });
+      await api.register(accountRoutes, { account });
+      await api.register(pairingRoutes, { pairing });
+    },
+    management: async (api) => {
+      await api.register(auditsRoutes, { audits: services.audits });
+    },
   });
   await app.register(authorizeRoutes, {
     // The token endpoint's limiter: sign-in failures share its (username, IP) counters.
-    authorize: createAuthorizeService({ db, clients, now, limiter, requirePkce: app.config.managementportalOauthRequirePkce }),
+    authorize: createAuthorizeService({ db, clients, now, limiter, requirePkce: settings.oauth.requirePkce }),
     sessions,
     sessionSecret,
     now,
@@ -167,9 +230,9 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   const stopMaintenance = startMaintenance({ db, jobs: [...OAUTH_CLEANUP_JOBS, NOT_ACTIVATED_USERS_PURGE, META_TOKEN_PURGE], intervalMs: MAINTENANCE_INTERVAL_MS, now, log });
   app.addHook('onClose', async () => stopMaintenance());
 
-  if (app.config.managementportalCatalogueServerEnableAutoImport) {
+  if (settings.catalogueServerUrl !== undefined) {
     // In the background: a slow or absent catalogue server delays nothing.
-    const catalogue = startCatalogueImport({ db, url: app.config.managementportalCatalogueServerServerUrl!, log: log.child({ component: 'catalogue-import' }), now });
+    const catalogue = startCatalogueImport({ db, url: settings.catalogueServerUrl, log: log.child({ component: 'catalogue-import' }), now });
     app.addHook('onClose', async () => { catalogue.stop(); await catalogue.done; });
   }
 };

@@ -7,14 +7,9 @@
  */
 import { getTableColumns, getTableName, sql, type SQL } from 'drizzle-orm';
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
-import type { Executor } from './database.js';
+import { executedRows, type Executor } from './database.js';
 
 type Row = Record<string, unknown>;
-
-/** Result rows of `db.execute`: postgres.js returns an array, PGlite an object with `rows`. */
-export function executedRows(result: unknown): Row[] {
-  return (Array.isArray(result) ? result : (result as { rows: Row[] }).rows) as Row[];
-}
 
 const toJsonValue = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 

@@ -157,6 +157,11 @@ export function sqlState(err: unknown): string | undefined {
 
 export const isUniqueViolation = (err: unknown): boolean => sqlState(err) === '23505';
 
+/** Result rows of `db.execute`: postgres.js returns an array, PGlite an object with `rows`. */
+export function executedRows(result: unknown): Record<string, unknown>[] {
+  return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
+}
+
 const dialect = new PgDialect();
 
 /**

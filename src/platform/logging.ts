@@ -1,6 +1,12 @@
-/** pino options for Fastify's logger: level from config, secrets redacted (STYLE §2.10). */
+/**
+ * The process's one pino logger: its options (level, redaction, serializers; STYLE §2.10), its
+ * destinations, and the lazy per-request child logger.
+ *
+ * Redaction and serializers run in the logger, before a line reaches any destination, so every
+ * destination (JSON, pretty, and later a file or Sentry) gets the same redacted line.
+ */
 import type { FastifyBaseLogger, FastifyServerOptions, FastifyRequest } from 'fastify';
-import { stdSerializers } from 'pino';
+import { pino, stdSerializers, type DestinationStream, type LevelWithSilent, type StreamEntry } from 'pino';
 
 /** Query parameters that carry credentials and never reach the log. */
 // `token`: check_token, introspection and revocation; `key`: activation and password-reset keys
@@ -42,9 +48,14 @@ export function redactedText(text: string): string {
 
 type SerializedError = ReturnType<typeof stdSerializers.err>;
 
-export function loggerOptions(level: string): NonNullable<FastifyServerOptions['logger']> {
+/**
+ * pino options for Fastify's logger. `stream` is where lines go (`logStream`); without it pino
+ * writes JSON to stdout (tests add their own stream).
+ */
+export function loggerOptions(level: string, stream?: DestinationStream): NonNullable<FastifyServerOptions['logger']> {
   return {
     level,
+    ...(stream ? { stream } : {}),
     redact: {
       paths: [
         ...SECRET_HEADERS.map((name) => `req.headers["${name}"]`), 'res.headers["set-cookie"]',
@@ -76,6 +87,62 @@ export function loggerOptions(level: string): NonNullable<FastifyServerOptions['
       },
     },
   };
+}
+
+/** `json`: one JSON object per line, for machines. `pretty`: pino-pretty's readable lines, for people. */
+export type LogFormat = 'json' | 'pretty';
+
+/** The settings the log destinations are chosen by (`LOG_LEVEL`, `LOG_FORMAT`, `PROFILE`). */
+export interface LogSettings {
+  logLevel: LevelWithSilent;
+  /** Unset: `logFormatOf` decides. */
+  logFormat: LogFormat | undefined;
+  profile: 'dev' | 'prod';
+}
+
+/**
+ * `LOG_FORMAT` when set; otherwise pretty for a person at a terminal in the dev profile, and JSON
+ * wherever a machine reads the output (prod, pipes, files, containers).
+ */
+export function logFormatOf(settings: LogSettings, stdoutIsTTY: boolean): LogFormat {
+  return settings.logFormat ?? (settings.profile === 'dev' && stdoutIsTTY ? 'pretty' : 'json');
+}
+
+/**
+ * pino-pretty in this thread, as a synchronous stream: pino hands it one JSON line per write and
+ * it writes the formatted entry at once. Not a pino transport (a worker thread): that costs a
+ * thread and its start-up, loses the last lines when the process exits abruptly, and lets them
+ * arrive after the start-up banner that main.ts writes to stdout directly. Dev throughput does
+ * not need the worker. pino-pretty is imported here only, so a JSON-logging process never loads it.
+ */
+export async function prettyStream(out: { write(text: string): unknown } = process.stdout): Promise<DestinationStream> {
+  const { prettyFactory } = await import('pino-pretty');
+  // Colours follow the terminal (off for pipes, files, NO_COLOR), as pino-pretty decides by default.
+  const pretty = prettyFactory({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+  return { write: (line: string) => { out.write(pretty(line)); } };
+}
+
+/**
+ * Where the log lines go: one entry per destination, each with its own minimum level. A further
+ * destination (a log file, Sentry) is one more entry in this list.
+ */
+export async function logDestinations(settings: LogSettings, stdoutIsTTY = process.stdout.isTTY === true): Promise<StreamEntry<LevelWithSilent>[]> {
+  const level = settings.logLevel;
+  if (logFormatOf(settings, stdoutIsTTY) === 'pretty') return [{ level, stream: await prettyStream() }];
+  // The stream pino builds by default for stdout (asynchronous SonicBoom, flushed at exit):
+  // the JSON path writes exactly as it did without a destination list.
+  return [{ level, stream: pino.destination({ dest: 1, sync: false }) }];
+}
+
+/**
+ * One stream for a logger at `level`. A single destination at that level is used as it is:
+ * `pino.multistream` checks levels and copies the line's metadata on every write, so it is only
+ * paid for when destinations differ (two or more, or one with a level of its own).
+ */
+export function logStream(destinations: StreamEntry<LevelWithSilent>[], level: LevelWithSilent): DestinationStream {
+  const [only, ...others] = destinations;
+  if (only && others.length === 0 && (only.level ?? level) === level) return only.stream;
+  return pino.multistream(destinations);
 }
 
 type Bindings = Record<string, unknown>;

@@ -7,6 +7,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     db: DatabaseHandle;
+    /** The one in-process bus, untyped here: each domain works with a typed view under its own event map. */
     events: EventBus;
     /** Per-app Prometheus registry (platform/actuator.ts); plugins add their counters and histograms to it. */
     metrics: import('prom-client').Registry;

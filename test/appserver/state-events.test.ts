@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MessageStateChange } from '../../src/platform/events.js';
+import { appserverEvents, type MessageStateChange } from '../../src/appserver/events.js';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import {
   aDataMessage, aNotification, aProject, aStoredNotification, aSubject, call, errorBody, eventually, expectStatus, messagingPath, unique, type Subject,
@@ -139,7 +139,7 @@ describe('GET state events (E1, E2)', () => {
 describe('listeners (app.events "message.state")', () => {
   async function recording<T>(fn: (seen: MessageStateChange[]) => Promise<T>) {
     const seen: MessageStateChange[] = [];
-    const unsubscribe = t.app.events.subscribe('message.state', (e) => { seen.push(e); });
+    const unsubscribe = appserverEvents(t.app.events).subscribe('message.state', (e) => { seen.push(e); });
     try {
       return await fn(seen);
     } finally {

@@ -23,10 +23,11 @@ export interface ServiceProcess {
 
 const running: ServiceProcess[] = [];
 
-/** Starts dist/main.js on a free loopback port with only `env` (plus PATH) in its environment. */
+/** Starts dist/main.js on a free loopback port with only `env` (plus PATH, and no `.env` file) in its environment. */
 export function spawnService(env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+    // ENV_FILE empty: a developer's `.env` in the working directory does not reach the tests.
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ENV_FILE: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

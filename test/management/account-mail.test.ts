@@ -16,6 +16,7 @@ import { startSmtpServer, type ReceivedMail, type SmtpStub } from '../helpers/sm
 import { loggerOptions } from '../../src/platform/logging.js';
 import { users } from '../../src/management/schema.js';
 import { createAccountMail } from '../../src/management/mail/account-mail.js';
+import { managementSettings } from '../../src/management/settings.js';
 import { mimeParts } from './account-mail-helpers.js';
 import { until } from '../helpers/eventually.js';
 
@@ -126,7 +127,7 @@ describe('creation mail', () => {
 
   it('is skipped without an e-mail address', async () => {
     const before = smtp.mails.length;
-    const accountMail = createAccountMail({ mail: t.app.mail, config: t.config, log: t.app.log });
+    const accountMail = createAccountMail({ mail: t.app.mail, settings: managementSettings(t.config).mail, log: t.app.log });
     accountMail.creation({ login: unique('nomail'), email: null, langKey: 'en', resetKey: '1'.repeat(20) });
     // A marker mail sent afterwards arrives alone.
     const marker = await aUser({ activated: false });

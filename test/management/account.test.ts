@@ -15,7 +15,7 @@ import { aParticipant, aProject } from '../fixtures/management.js';
 import { revisionChanges, revisions, roles, roleUsers, users } from '../../src/management/schema.js';
 import { runMaintenance } from '../../src/management/maintenance.js';
 import { NOT_ACTIVATED_USERS_PURGE } from '../../src/management/account/purge.js';
-import { isWeakPassword } from '../../src/management/account/password.js';
+import { isWeakPassword } from '../../src/management/security/password-rules.js';
 import { until } from '../helpers/eventually.js';
 
 let smtp: SmtpStub;

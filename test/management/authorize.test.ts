@@ -10,11 +10,11 @@ import { and, eq } from 'drizzle-orm';
 import { importSPKI, jwtVerify, type CryptoKey } from 'jose';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { aParticipant, aProject } from '../fixtures/management.js';
-import { upsertClient } from '../../src/management/oauth-clients/queries.js';
+import { upsertClient } from '../../src/management/oauth/clients/queries.js';
 import { oauthApprovals, oauthCodes, serverSecrets } from '../../src/management/schema.js';
 import type { Database } from '../../src/platform/database.js';
 import { createAuthorizeService } from '../../src/management/oauth/authorize/service.js';
-import { createClientStore } from '../../src/management/oauth-clients/client-store.js';
+import { createClientStore } from '../../src/management/oauth/clients/client-store.js';
 import { createFailedAttemptLimiter, TooManyFailedAttempts } from '../../src/management/oauth/limiter.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked by the assertions

@@ -1,7 +1,7 @@
 /** The reference's OAuth clients file format (managementportal.md §6). */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseClientsFile } from '../../src/management/oauth-clients/clients-file.js';
+import { parseClientsFile } from '../../src/management/oauth/clients/clients-file.js';
 
 const HEADER = 'client_id;resource_ids;client_secret;scope;authorized_grant_types;redirect_uri;authorities;access_token_validity;refresh_token_validity;additional_information;autoapprove';
 

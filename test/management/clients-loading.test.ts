@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { findClient } from '../../src/management/oauth-clients/queries.js';
-import { loadClientsFile } from '../../src/management/oauth-clients/startup.js';
+import { findClient } from '../../src/management/oauth/clients/queries.js';
+import { loadClientsFile } from '../../src/management/oauth/clients/startup.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clients-'));
 const file = join(dir, 'clients.csv');

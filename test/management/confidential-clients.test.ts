@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bcrypt from '@node-rs/bcrypt';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { basic, managementClient, unique } from '../helpers/management-api.js';
-import { findClient, upsertClient } from '../../src/management/oauth-clients/queries.js';
-import { loadClientsFile } from '../../src/management/oauth-clients/startup.js';
+import { findClient, upsertClient } from '../../src/management/oauth/clients/queries.js';
+import { loadClientsFile } from '../../src/management/oauth/clients/startup.js';
 import { users } from '../../src/management/schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'confidential-'));

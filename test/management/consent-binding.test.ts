@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { aParticipant, aProject } from '../fixtures/management.js';
-import { upsertClient } from '../../src/management/oauth-clients/queries.js';
+import { upsertClient } from '../../src/management/oauth/clients/queries.js';
 import { oauthApprovals, oauthCodes } from '../../src/management/schema.js';
 import type { Database } from '../../src/platform/database.js';
 

@@ -10,7 +10,7 @@ import { decodeJwt } from 'jose';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient, unique } from '../helpers/management-api.js';
 import { aProject, setActivated } from '../fixtures/management.js';
-import { upsertClient } from '../../src/management/oauth-clients/queries.js';
+import { upsertClient } from '../../src/management/oauth/clients/queries.js';
 import { findRefreshToken } from '../../src/management/oauth/refresh-tokens.js';
 import { oauthSessions } from '../../src/management/schema.js';
 import type { Database } from '../../src/platform/database.js';

@@ -13,8 +13,7 @@ import { seedManagementDemoData } from '../../src/management/demo-data.js';
 import {
   groups, organizations, projects, projectSourceTypes, roles, roleUsers, sourceData, sources, sourceTypes, subjects, users,
 } from '../../src/management/schema.js';
-import type { Database } from '../../src/platform/database.js';
-import { executedRows } from '../../src/platform/bulk-insert.js';
+import { executedRows, type Database } from '../../src/platform/database.js';
 
 let t: TestApp;
 let db: Database;

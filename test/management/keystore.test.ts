@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { importJWK, importSPKI, jwtVerify } from 'jose';
 import { KeystoreError, loadKeySet, type KeystoreSettings } from '../../src/management/oauth/keystore.js';
-import { createSigner } from '../../src/management/oauth/token-signing.js';
+import { createTokenSigning } from '../../src/management/oauth/token-signing.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/keystores/${name}`, import.meta.url));
 const silent = { warn: () => {} };
@@ -25,7 +25,9 @@ async function loadError(over: Partial<KeystoreSettings>): Promise<string> {
 /** Signs with the key set and verifies with jose on the PEM (re-labelled) and on the JWK. */
 async function signAndVerify(over: Partial<KeystoreSettings>) {
   const keys = await loadKeySet(settings(over), silent);
-  const token = await createSigner(keys).sign({ sub: 'x', exp: Math.floor(Date.now() / 1000) + 60 });
+  const signing = createTokenSigning(keys);
+  const token = await signing.sign({ sub: 'x', exp: Math.floor(Date.now() / 1000) + 60 });
+  await signing.close();
   const key = keys.verification[0]!;
   const pem = key.pem.replace(/-----(BEGIN|END) EC PUBLIC KEY-----/g, '-----$1 PUBLIC KEY-----');
   const viaPem = await jwtVerify(token, await importSPKI(pem, key.alg));

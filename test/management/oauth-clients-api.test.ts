@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bcrypt from '@node-rs/bcrypt';
 import { randomBytes } from 'node:crypto';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { findClient } from '../../src/management/oauth-clients/queries.js';
+import { findClient } from '../../src/management/oauth/clients/queries.js';
 import { aProject } from '../fixtures/management.js';
 import { roles, roleUsers, users } from '../../src/management/schema.js';
 

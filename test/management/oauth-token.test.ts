@@ -9,7 +9,7 @@ import { importJWK, importSPKI, jwtVerify, type JWTPayload, type CryptoKey } fro
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { aParticipant, aProject, setActivated } from '../fixtures/management.js';
 import { auditEvents } from '../../src/management/schema.js';
-import { ensureBuiltInAccounts } from '../../src/management/users/admin-account.js';
+import { ensureBuiltInAccounts } from '../../src/management/account/admin-account.js';
 import { rotate } from '../../src/management/oauth/refresh-tokens.js';
 import type { Database } from '../../src/platform/database.js';
 

@@ -7,11 +7,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp } from '../helpers/build-test-app.js';
 import { aParticipant, aProject } from '../fixtures/management.js';
 import { loadConfig } from '../../src/config.js';
-import { hashSecret } from '../../src/management/oauth-clients/client-store.js';
-import { upsertClient } from '../../src/management/oauth-clients/queries.js';
+import { hashSecret } from '../../src/management/oauth/clients/client-store.js';
+import { upsertClient } from '../../src/management/oauth/clients/queries.js';
 import { oauthCodes } from '../../src/management/schema.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked by the assertions

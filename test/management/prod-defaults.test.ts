@@ -13,8 +13,8 @@ import forge from 'node-forge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyBaseLogger } from 'fastify';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
-import { ensureBuiltInAccounts } from '../../src/management/users/admin-account.js';
-import { findUserByLogin } from '../../src/management/users/queries.js';
+import { ensureBuiltInAccounts } from '../../src/management/account/admin-account.js';
+import { findUserByLogin } from '../../src/management/security/queries.js';
 import { loadKeySet, type KeystoreSettings } from '../../src/management/oauth/keystore.js';
 
 describe('MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD=admin in prod', () => {

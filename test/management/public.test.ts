@@ -9,8 +9,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient, unique, type Json } from '../helpers/management-api.js';
 import { sourceTypes } from '../../src/management/schema.js';
-import { publicRoutes } from '../../src/management/public/routes.js';
-import type { ManagementApiDeps } from '../../src/management/api-deps.js';
+import { publicRoutes } from '../../src/management/api/public/routes.js';
+import { createPublicService } from '../../src/management/api/public/service.js';
 
 let t: TestApp;
 let mp: ReturnType<typeof managementClient>;
@@ -66,8 +66,7 @@ describe('GET /api/profile-info and /api/sitesettings', () => {
 
   it('the prod profile reports prod; no hidden fields is an empty list', async () => {
     const app = Fastify().withTypeProvider<TypeBoxTypeProvider>();
-    const deps = { db: t.app.db.db, profile: 'prod', hiddenSubjectFields: [], now: Date.now, persistentTokenTimeoutMs: 0 } as unknown as ManagementApiDeps;
-    await app.register(publicRoutes, { ...deps, prefix: '/api' });
+    await app.register(publicRoutes, { service: createPublicService({ db: t.app.db.db }), profile: 'prod', hiddenSubjectFields: [], prefix: '/api' });
     try {
       expect((await app.inject('/api/profile-info')).json()).toEqual({ activeProfiles: ['prod'] });
       expect((await app.inject('/api/sitesettings')).json()).toEqual({ hiddenSubjectFields: [] });

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient, radarTimestamp, unique, type Json } from '../helpers/management-api.js';
 import { organizations, projects } from '../../src/management/schema.js';
-import { recordRevision } from '../../src/management/revisions/record.js';
+import { recordRevision } from '../../src/management/api/revisions/queries.js';
 
 let t: TestApp;
 let mp: ReturnType<typeof managementClient>;

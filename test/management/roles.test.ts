@@ -8,8 +8,8 @@ import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient, radarTimestamp, unique, type Json } from '../helpers/management-api.js';
 import { aParticipant } from '../fixtures/management.js';
-import { organizations, projects, roles } from '../../src/management/schema.js';
-import { latestChangeByKey } from '../../src/management/revisions/record.js';
+import { organizations, roles } from '../../src/management/schema.js';
+import { latestChangeByKey } from '../../src/management/api/revisions/queries.js';
 import { aProjectIn as fixtureProjectIn } from '../fixtures/management.js';
 
 let t: TestApp;

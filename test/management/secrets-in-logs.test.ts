@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { aParticipant, aProject } from '../fixtures/management.js';
-import { upsertClient } from '../../src/management/oauth-clients/queries.js';
+import { upsertClient } from '../../src/management/oauth/clients/queries.js';
 import { hashPassword } from '../../src/management/security/passwords.js';
 import { loggerOptions } from '../../src/platform/logging.js';
 

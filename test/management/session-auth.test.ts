@@ -10,7 +10,7 @@ import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient, unique } from '../helpers/management-api.js';
 import { aParticipant, aProject, setActivated } from '../fixtures/management.js';
-import { upsertClient } from '../../src/management/oauth-clients/queries.js';
+import { upsertClient } from '../../src/management/oauth/clients/queries.js';
 import { oauthSessions, roleUsers } from '../../src/management/schema.js';
 import type { Database } from '../../src/platform/database.js';
 

@@ -1,10 +1,10 @@
 /**
- * The pure core of the subject lists (src/management/subjects/criteria.ts): the reference's sort
+ * The pure core of the subject lists (src/management/api/subjects/criteria.ts): the reference's sort
  * parsing, `LocalDate` and `ZonedDateTime` as Spring binds them (the subject page sends
  * `2024-01-01T00:00[Europe/Amsterdam]`), the cursor's rules and the next link.
  */
 import { describe, expect, it } from 'vitest';
-import { nextLink, parseLocalDate, parseSort, parseZonedDateTime, subjectCriteria } from '../../src/management/subjects/criteria.js';
+import { nextLink, parseLocalDate, parseSort, parseZonedDateTime, subjectCriteria } from '../../src/management/api/subjects/criteria.js';
 import { BadRequest } from '../../src/management/errors.js';
 
 describe('parseSort (SubjectCriteria.parseSort)', () => {

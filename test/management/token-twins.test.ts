@@ -18,11 +18,11 @@ import bcrypt from '@node-rs/bcrypt';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { basic, managementClient, unique } from '../helpers/management-api.js';
 import { aParticipant, aProject } from '../fixtures/management.js';
-import { loadKeySet, type KeySet } from '../../src/management/oauth/keystore.js';
-import { closeSigning, createSigner } from '../../src/management/oauth/token-signing.js';
+import { loadKeySet } from '../../src/management/oauth/keystore.js';
+import { createTokenSigning, type TokenSigning } from '../../src/management/oauth/token-signing.js';
 import { insertCode } from '../../src/management/oauth/authorize/codes.js';
 import { findRefreshToken, recordRefreshToken } from '../../src/management/oauth/refresh-tokens.js';
-import { findClient, upsertClient } from '../../src/management/oauth-clients/queries.js';
+import { findClient, upsertClient } from '../../src/management/oauth/clients/queries.js';
 import { oauthClients, roles, roleUsers, users, type PendingAuthorization } from '../../src/management/schema.js';
 import type { Database } from '../../src/platform/database.js';
 
@@ -33,7 +33,7 @@ let t: TestApp;
 let db: Database;
 let mp: ReturnType<typeof managementClient>;
 let admin: string;
-let keys: KeySet;
+let signing: TokenSigning;
 let project: { id: number; projectName: string };
 let projectAdmin: { login: string; token: string };
 
@@ -42,12 +42,13 @@ beforeAll(async () => {
   db = t.app.db.db;
   mp = managementClient(t.app);
   admin = await mp.tokenOf('admin', 'admin');
-  keys = await loadKeySet({ profile: 'dev', file: KEYSTORE, password: 'radarbase', signingAlias: 'radarbase-managementportal-ec', checkingAliases: [] }, { warn: () => {} });
+  const keys = await loadKeySet({ profile: 'dev', file: KEYSTORE, password: 'radarbase', signingAlias: 'radarbase-managementportal-ec', checkingAliases: [] }, { warn: () => {} });
+  signing = createTokenSigning(keys);
   project = await aProject(db);
   projectAdmin = await mp.userWithRole('ROLE_PROJECT_ADMIN', { project: project.projectName });
 });
 afterAll(async () => {
-  await closeSigning(keys);
+  await signing.close();
   await t.close();
 });
 
@@ -134,7 +135,7 @@ describe('a twin made in the database gets no token', () => {
     await twinUser(clientId);
     const iat = Math.floor(Date.now() / 1000);
     const jti = unique('jti');
-    const refreshToken = await createSigner(keys).sign({
+    const refreshToken = await signing.sign({
       aud: ['res_ManagementPortal'], sub: clientId, user_name: clientId, roles: [], authorities: ['ROLE_PARTICIPANT'], sources: [],
       scope: ['PROJECT.READ'], iss: 'ManagementPortal', iat, exp: iat + 3600, grant_type: 'password', client_id: clientId, jti, ati: unique('ati'),
     });
@@ -167,7 +168,7 @@ describe('the management API counts a token as the client\'s own only for grant_
   /** A token signed with the app's key: `sub`, `user_name` and `client_id` all `login`. */
   async function handMade(login: string, grantType: string) {
     const iat = Math.floor(Date.now() / 1000);
-    return createSigner(keys).sign({
+    return signing.sign({
       aud: ['res_ManagementPortal'], sub: login, user_name: login, client_id: login, scope: ['OAUTHCLIENTS.READ', 'PROJECT.READ'],
       iss: 'ManagementPortal', iat, exp: iat + 600, grant_type: grantType, jti: unique('jti'),
     });

@@ -9,9 +9,9 @@ import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient, radarTimestamp, unique, type ApiResponse, type Json, type Method } from '../helpers/management-api.js';
 import { aParticipant } from '../fixtures/management.js';
-import { organizations, projects, subjects, users } from '../../src/management/schema.js';
-import { findUserByLogin } from '../../src/management/users/queries.js';
-import { latestChangeByKey } from '../../src/management/revisions/record.js';
+import { organizations, subjects, users } from '../../src/management/schema.js';
+import { findUserByLogin } from '../../src/management/security/queries.js';
+import { latestChangeByKey } from '../../src/management/api/revisions/queries.js';
 import { aProjectIn as fixtureProjectIn } from '../fixtures/management.js';
 
 let t: TestApp;

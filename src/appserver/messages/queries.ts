@@ -1,7 +1,7 @@
 import { and, asc, count, eq, getTableColumns, inArray } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
 import { bulkInsert } from '../../platform/bulk-insert.js';
-import { messages, messageStateEvents, projects, users, type MessageKind, type MessageRow, type NewMessageRow } from '../schema.js';
+import { messages, messageStateEvents, users, type MessageKind, type MessageRow, type NewMessageRow } from '../schema.js';
 
 export type NewStateEvent = typeof messageStateEvents.$inferInsert;
 /** A message with the project and subject it belongs to (for events and listeners). */

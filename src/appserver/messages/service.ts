@@ -8,8 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database, Executor } from '../../platform/database.js';
-import type { EventBus, MessageStateChange } from '../../platform/events.js';
 import { BadRequest, Conflict, InvalidDetails, NotFound } from '../errors.js';
+import type { AppserverEventBus, MessageStateChange } from '../events.js';
 import { epochSeconds, parseOptionalInstant } from '../instant.js';
 import type { DeliveryState, MessageKind, MessageRow, MessageState, MessageStateEventRow, NewMessageRow } from '../schema.js';
 import { requireProject, requireSubject } from '../users/service.js';
@@ -75,7 +75,7 @@ function parseAssociatedInfo(value: StateEventBody['associatedInfo']): Record<st
   return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
 }
 
-interface Deps { db: Database; events: EventBus; clock?: () => Date }
+interface Deps { db: Database; events: AppserverEventBus; clock?: () => Date }
 
 export function createMessageService<Body extends { id?: number | null }, Dto>(codec: MessageCodec<Body, Dto>, { db, events, clock = () => new Date() }: Deps) {
   const { kind, label } = codec;

@@ -5,8 +5,7 @@
  * written by the process that lost it.
  */
 import { and, eq, gt, sql } from 'drizzle-orm';
-import type { Executor } from '../../platform/database.js';
-import { executedRows } from '../../platform/bulk-insert.js';
+import { executedRows, type Executor } from '../../platform/database.js';
 import { messageStateEvents, messages, users } from '../schema.js';
 
 /** A claimed message's outcome: finished (EXECUTED / ERRORED, with its event) or kept SCHEDULED for a retry. */

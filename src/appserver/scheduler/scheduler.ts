@@ -9,15 +9,15 @@
  *
  * Delivery is exactly once while processes run, and at least once across crashes: a batch whose
  * process dies after sending and before recording is sent again when its lease runs out.
- * Notification e-mails go out beside the push, on the first attempt only; a mail failure is
- * logged and counted and never holds up or fails the push.
+ * Notification e-mails (transmit/email.ts) go out beside the push, on the first attempt only; a
+ * mail failure never holds up or fails the push.
  */
 import { AsyncTask, SimpleIntervalJob, ToadScheduler } from 'toad-scheduler';
 import type { FastifyBaseLogger } from 'fastify';
 import { sqlState, type Database, type Executor } from '../../platform/database.js';
-import type { EventBus, MessageStateChange } from '../../platform/events.js';
-import type { Mailer } from '../../platform/mail.js';
+import type { AppserverEventBus, MessageStateChange } from '../events.js';
 import type { MessageState } from '../schema.js';
+import type { NotificationEmailSender } from '../transmit/email.js';
 import type { FcmSender } from '../transmit/fcm.js';
 import { claimDueMessages, type ClaimedMessage } from './claim.js';
 import { clearFcmToken, findNextDueTime, recordOutcomes, type BatchOutcome } from './queries.js';
@@ -31,14 +31,14 @@ export interface SchedulerSettings {
   leaseSeconds: number;
   maxAttempts: number;
   retrySeconds: number;
-  email: { enabled: boolean; from: string };
 }
 
 export interface SchedulerDeps {
   db: Database;
-  events: EventBus;
+  events: AppserverEventBus;
   fcm: FcmSender;
-  mailer: Mailer;
+  /** Notification e-mails; absent when they are switched off (RADAR_NOTIFICATION_EMAIL_ENABLED). */
+  email?: NotificationEmailSender;
   metrics: SchedulerMetrics;
   log: FastifyBaseLogger;
   settings: SchedulerSettings;
@@ -47,7 +47,7 @@ export interface SchedulerDeps {
 
 export interface Scheduler {
   start(): void;
-  /** Stops ticking and waits for the batches in flight (and their e-mails) to finish. */
+  /** Stops ticking and waits for the batches in flight to finish (their e-mails may still be going out). */
   stop(): Promise<void>;
   /** One tick now (drains what is due); resolves with the number of messages claimed. */
   runOnce(): Promise<number>;
@@ -56,10 +56,9 @@ export interface Scheduler {
 interface Outcome { id: number; state: 'EXECUTED' | 'ERRORED'; info: ErrorInfo | null; sent: boolean }
 
 export function createScheduler(deps: SchedulerDeps): Scheduler {
-  const { db, events, fcm, mailer, metrics, settings, clock = () => new Date() } = deps;
+  const { db, events, fcm, email, metrics, settings, clock = () => new Date() } = deps;
   const log = deps.log;
   const toad = new ToadScheduler();
-  const mails = new Set<Promise<void>>();
   let stopping = false;
   let tickNo = 0;
   let current: Promise<number> | undefined;
@@ -70,26 +69,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let lookAgain = false;
   let unsubscribe: (() => void) | undefined;
 
+  /** A notification that asks for e-mail gets it with its first send attempt, not with retries. */
   function mailIfWanted(c: ClaimedMessage) {
     const m = c.message;
-    if (!settings.email.enabled || m.kind !== 'notification' || !m.emailEnabled || m.attempts > 0) return;
-    if (!c.userEmail?.trim()) {
-      log.warn({ messageId: m.id, subjectId: c.subjectId }, 'notification e-mail skipped: the user has no e-mail address');
-      return;
-    }
-    const mail = mailer.send({
-      from: settings.email.from,
-      to: c.userEmail,
-      subject: m.emailTitle ?? m.title ?? '',
-      text: m.emailBody ?? m.body ?? '',
-    }).then(() => {
-      metrics.emails.inc({ result: 'sent' });
-    }, (err: unknown) => {
-      metrics.emails.inc({ result: 'failed' });
-      log.warn({ messageId: m.id, reason: (err as Error).message }, 'notification e-mail failed');
-    });
-    mails.add(mail);
-    void mail.finally(() => mails.delete(mail));
+    if (!email || m.kind !== 'notification' || !m.emailEnabled || m.attempts > 0) return;
+    email.send(m, { to: c.userEmail, subjectId: c.subjectId });
   }
 
   /** Sends one claimed batch and records its outcomes. */
@@ -287,7 +271,6 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       if (wakeTimer) clearTimeout(wakeTimer);
       await lookingAhead;
       await current?.catch(() => {});
-      await Promise.allSettled([...mails]);
     },
     runOnce,
   };

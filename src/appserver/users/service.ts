@@ -1,7 +1,7 @@
 import type { Database, Executor } from '../../platform/database.js';
-import type { EventBus } from '../../platform/events.js';
 import { listMessageIdsOfUser } from '../messages/queries.js';
 import { BadRequest, Conflict, InvalidDetails, NotFound } from '../errors.js';
+import type { AppserverEventBus } from '../events.js';
 import { epochSeconds, parseInstant, parseOptionalInstant } from '../instant.js';
 import { findProjectByProjectId } from '../projects/queries.js';
 import type { ProjectRow, UserRow } from '../schema.js';
@@ -57,7 +57,7 @@ export function normalizeTimezone(value: string | number): string {
 /** The reference's replacement for a device token taken over by another subject (forceFcmToken). */
 const unregisteredToken = (now: Date) => `unregistered_${now.toISOString()}`;
 
-export function createUserService({ db, events, clock = () => new Date() }: { db: Database; events: EventBus; clock?: () => Date }) {
+export function createUserService({ db, events, clock = () => new Date() }: { db: Database; events: AppserverEventBus; clock?: () => Date }) {
   async function withProject(users: Promise<q.UserWithProject | undefined>, notFound: string) {
     const found = await users;
     if (!found) throw new NotFound(notFound);
@@ -179,7 +179,7 @@ export function createUserService({ db, events, clock = () => new Date() }: { db
       });
       const time = clock();
       events.publish('message.state', ...cancelled.map((m) => ({
-        kind: m.kind, messageId: m.id, projectId, subjectId, state: 'CANCELLED', time, associatedInfo: null,
+        kind: m.kind, messageId: m.id, projectId, subjectId, state: 'CANCELLED' as const, time, associatedInfo: null,
       })));
     },
   };

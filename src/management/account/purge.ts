@@ -11,10 +11,10 @@
  */
 import { and, eq, exists, inArray, lt, ne, not } from 'drizzle-orm';
 import type { MaintenanceJob } from '../maintenance.js';
-import { recordRevision } from '../revisions/record.js';
+import { recordRevision } from '../api/revisions/queries.js';
 import { roles, roleUsers, subjects, users } from '../schema.js';
-import { ADMIN_LOGIN } from '../users/admin-account.js';
-import { loadUserDtos } from '../users/user-queries.js';
+import { ADMIN_LOGIN } from './admin-account.js';
+import { loadUserDtos } from '../api/users/queries.js';
 
 export const NOT_ACTIVATED_GRACE_MS = 3 * 24 * 60 * 60 * 1000;
 const PARTICIPANT_AUTHORITIES = ['ROLE_PARTICIPANT', 'ROLE_INACTIVE_PARTICIPANT'];

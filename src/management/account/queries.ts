@@ -2,7 +2,7 @@
 import { and, desc, eq, gt, ne, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
 import { users } from '../schema.js';
-import type { UserRow } from '../users/queries.js';
+import type { UserRow } from '../security/queries.js';
 
 export type { UserRow };
 

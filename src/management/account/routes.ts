@@ -10,21 +10,18 @@
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ManagementApiDeps } from '../api-deps.js';
 import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
 import { principal } from '../security/authorization.js';
-import { UserDto } from '../users/schemas.js';
-import { createResetRequestLimiter, TooManyResetRequests } from './limiter.js';
+import { UserDto } from '../api/users/schemas.js';
+import { TooManyResetRequests, type RequestLimiter } from './limiter.js';
 import { AccountInput, ActivateQuery, EmailBody, KeyAndPassword, LoginBody, NoContent, PasswordBody } from './schemas.js';
-import { createAccountService } from './service.js';
+import type { AccountService } from './service.js';
 
 const tags = ['management: account'];
 const badRequest = Type.Union([ErrorVm, RadarErrorVm]);
 const secured = { 401: ErrorVm, 403: Type.Union([ErrorVm, RadarErrorVm]) };
 
-export const accountRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = async (app, deps) => {
-  const account = createAccountService(deps);
-
+export const accountRoutes: FastifyPluginAsyncTypebox<{ account: AccountService }> = async (app, { account }) => {
   app.get('/account', {
     schema: { tags, summary: 'The signed-in user (403 for a client-credentials token)', response: { 200: UserDto, ...secured } },
   }, async (req) => account.get(principal(req)));
@@ -60,10 +57,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = async
   });
 };
 
-export const publicAccountRoutes: FastifyPluginAsyncTypebox<ManagementApiDeps> = async (app, deps) => {
-  const account = createAccountService(deps);
-  const limiter = createResetRequestLimiter({ now: deps.now });
-
+/** `limiter`: the password-reset requests per client IP and per address. */
+export const publicAccountRoutes: FastifyPluginAsyncTypebox<{ account: AccountService; limiter: RequestLimiter }> = async (app, { account, limiter }) => {
   app.get('/activate', {
     schema: {
       tags, summary: 'Activate an account with its activation key', querystring: ActivateQuery,

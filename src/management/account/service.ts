@@ -7,7 +7,7 @@
  *
  * Deviations from the reference:
  * - Quirk 8 fixed: a bad or expired reset key is 400 `error.invalidResetKey`, not an empty 500;
- *   password strength counts `Z`, `z` and `9` (password.ts).
+ *   password strength counts `Z`, `z` and `9` (security/password-rules.ts).
  * - `reset-activation/init` needs USER.UPDATE on the user (the reference let any signed-in
  *   principal replace anyone's pending activation link) and refuses an activated user with 400
  *   (the reference mailed it a link with a null key).
@@ -15,18 +15,18 @@
  *   in the body (which it ignores, as the reference did when updating).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { ManagementApiDeps } from '../api-deps.js';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../errors.js';
-import { isUniqueViolation, type Executor } from '../../platform/database.js';
-import { recordRevision } from '../revisions/record.js';
-import { requirePermission, userReferentsOf } from '../roles/checks.js';
-import { roleRefsOfUsers } from '../roles/queries.js';
-import type { MpAuth } from '../security/bearer-auth.js';
+import { isUniqueViolation, type Database, type Executor } from '../../platform/database.js';
+import type { AccountMail } from '../mail/account-mail.js';
+import { recordRevision } from '../api/revisions/queries.js';
+import { requirePermission, userReferentsOf } from '../api/roles/checks.js';
+import { roleRefsOfUsers } from '../api/roles/queries.js';
+import type { MpAuth } from '../security/principal.js';
 import { hashPassword } from '../security/passwords.js';
-import { findUserByLogin } from '../users/queries.js';
-import type { UserDtoT } from '../users/schemas.js';
-import { loadUserDtos } from '../users/user-queries.js';
-import { checkPasswordStrength, generateResetKey, isResetKeyShaped } from './password.js';
+import type { UserDtoT } from '../api/users/schemas.js';
+import { loadUserDtos } from '../api/users/queries.js';
+import { findUserByLogin } from '../security/queries.js';
+import { checkPasswordStrength, generateResetKey, isResetKeyShaped } from '../security/password-rules.js';
 import {
   activateByKey, completePasswordReset, findActivatedUserByEmail, otherUserWithEmail, resetKeyIsValid, updateUser, type UserRow,
 } from './queries.js';
@@ -35,6 +35,16 @@ import type { AccountInputT, KeyAndPasswordT } from './schemas.js';
 const ENTITY = 'userManagement';
 /** The reference's auditor for changes nobody signed in made (`Constants.SYSTEM_ACCOUNT`). */
 const SYSTEM = 'system';
+
+export interface AccountServiceDeps {
+  db: Database;
+  /** Epoch milliseconds. */
+  now: () => number;
+  /** Account e-mails (creation, password reset), sent after commit with retries. */
+  accountMail: AccountMail;
+  /** `MANAGEMENTPORTAL_COMMON_ACTIVATION_KEY_TIMEOUT_IN_SECONDS`: how long a reset key works. */
+  activationKeyTimeoutSeconds: number;
+}
 
 export interface AccountService {
   /** The signed-in user's `UserDTO`. @throws Forbidden `error.accessDenied` without a user (client credentials) */
@@ -66,10 +76,10 @@ export interface AccountService {
   activate(key: string): Promise<void>;
 }
 
-export function createAccountService(deps: ManagementApiDeps): AccountService {
+export function createAccountService(deps: AccountServiceDeps): AccountService {
   const { db } = deps;
   const now = () => new Date(deps.now());
-  const keyTimeoutMs = deps.config.managementportalCommonActivationKeyTimeoutInSeconds * 1000;
+  const keyTimeoutMs = deps.activationKeyTimeoutSeconds * 1000;
 
   async function signedInUser(actor: MpAuth): Promise<UserRow> {
     const user = actor.userName !== undefined ? await findUserByLogin(db, actor.userName) : undefined;

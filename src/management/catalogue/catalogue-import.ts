@@ -11,9 +11,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { sqlState, type Database } from '../../platform/database.js';
-import { recordRevision } from '../revisions/record.js';
-import { sourceTypeDto } from '../source-types/dto.js';
-import { displayName } from '../source-types/service.js';
+import { recordRevision } from '../api/revisions/queries.js';
+import { sourceTypeDto } from '../api/source-types/dto.js';
+import { displayName } from '../api/source-types/service.js';
 import { CatalogueFormatError, parseCatalogue, planCatalogue, type CataloguePlan, type PlannedSourceType, type Skip } from './catalogue.js';
 import { insertSourceDataIfAbsent, insertSourceTypeIfAbsent, sourceTypeKeys, tupleKey } from './queries.js';
 

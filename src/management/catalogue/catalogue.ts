@@ -8,7 +8,7 @@
  * its `topic` as type (as `POST /api/source-data` does) and one with neither is skipped; a type
  * or topic whose key does not match `ENTITY_ID_REGEX` is skipped with a warning.
  */
-import { ENTITY_ID } from '../source-types/schemas.js';
+import { ENTITY_ID } from '../api/source-types/schemas.js';
 
 /** The four lists of the catalogue server's answer and the scope of their members. */
 export const CATALOGUE_LISTS = {

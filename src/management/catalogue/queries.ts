@@ -5,7 +5,7 @@
  */
 import type { Executor } from '../../platform/database.js';
 import { sourceData, sourceTypes } from '../schema.js';
-import type { SourceDataRow, SourceTypeRow } from '../source-types/dto.js';
+import type { SourceDataRow, SourceTypeRow } from '../api/source-types/dto.js';
 
 /** `tupleKey` of every source type's (producer, model, catalogVersion); the table holds a catalogue's worth of rows. */
 export async function sourceTypeKeys(db: Executor): Promise<Set<string>> {

@@ -5,7 +5,6 @@
  * management plugin creates one `AccountMail` per app and closes it with the app.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../../config.js';
 import type { Mailer } from '../../platform/mail.js';
 import { createMailOutbox } from './outbox.js';
 import { creationMail, passwordResetMail, type MailSettings, type MailUser } from './templates.js';
@@ -25,15 +24,9 @@ export interface AccountMail {
   close(): Promise<void>;
 }
 
-export const mailSettings = (config: Config): MailSettings => ({
-  from: config.managementportalMailFrom,
-  managementPortalBaseUrl: config.managementportalCommonManagementPortalBaseUrl,
-  keyTimeoutSeconds: config.managementportalCommonActivationKeyTimeoutInSeconds,
-});
-
-export function createAccountMail(deps: { mail: Mailer; config: Config; log: FastifyBaseLogger }): AccountMail {
+export function createAccountMail(deps: { mail: Mailer; settings: MailSettings; log: FastifyBaseLogger }): AccountMail {
   const outbox = createMailOutbox({ mailer: deps.mail, log: deps.log });
-  const settings = mailSettings(deps.config);
+  const { settings } = deps;
   function queue(kind: string, user: AccountMailUser, compose: typeof creationMail, log = deps.log): void {
     if (!user.email) {
       log.info({ kind, login: user.login }, 'account mail not sent: the user has no e-mail address');

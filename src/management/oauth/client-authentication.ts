@@ -4,7 +4,7 @@
  * checked through the client store, with failed attempts counted by the limiter per (client id,
  * client IP) and per client IP over all names.
  */
-import type { ClientStore, OAuthClient } from '../oauth-clients/client-store.js';
+import type { ClientStore, OAuthClient } from './clients/client-store.js';
 import { InvalidClient } from './errors.js';
 import type { FailedAttemptLimiter } from './limiter.js';
 

@@ -5,8 +5,13 @@
  * 25–60 µs per signature on this 2-core machine (four pool threads contending for OpenSSL's locks
  * with the main thread), about what signing inline costs. One worker and one message per
  * microtask checkpoint cost the event loop a few µs per signature, and the event loop is the
- * token endpoint's bottleneck (bench/README.md). The worker's code is a string so it runs the
- * same from `src/` (tests) and `dist/`.
+ * token endpoint's bottleneck (bench/README.md, "What moved the token endpoint" item 4, and the
+ * 2026-11-24 17:15 client_credentials row). The worker's code is a string so it runs the same
+ * from `src/` (tests) and `dist/`.
+ *
+ * The thread belongs to the `CryptoWorker` object (owned in turn by token-signing.ts's
+ * `TokenSigning`, which the management plugin creates and closes): it starts with the first job,
+ * so an app that never signs starts none, and a thread that dies is replaced by the next job.
  */
 import { Worker } from 'node:worker_threads';
 import type { KeySet } from './keystore.js';
@@ -38,10 +43,11 @@ export interface CryptoWorker {
   sign(input: string): Promise<string>;
   /** Whether `signature` (base64url) signs `input` with key `kid` (any key of `alg` when null). */
   verify(kid: string | null, alg: string, input: string, signature: string): Promise<boolean>;
+  /** Stops the thread; what it had not answered is rejected, and so is every later job. */
   close(): Promise<void>;
 }
 
-function startCryptoWorker(keys: KeySet): CryptoWorker {
+export function createCryptoWorker(keys: KeySet): CryptoWorker {
   const workerData = {
     signing: { alg: keys.signing.alg, key: keys.signing.privateKey },
     verification: keys.verification.map((k) => ({ kid: k.kid, alg: k.alg, key: k.publicKey })),
@@ -52,6 +58,7 @@ function startCryptoWorker(keys: KeySet): CryptoWorker {
   let jobs: Job[] = [];
   let waiting: Pending[] = [];
   let flushQueued = false;
+  let closed = false;
 
   function spawn(): Worker {
     const w = new Worker(WORKER_SOURCE, { eval: true, workerData });
@@ -75,6 +82,7 @@ function startCryptoWorker(keys: KeySet): CryptoWorker {
 
   function flush(): void {
     flushQueued = false;
+    if (closed) return;
     worker ??= spawn();
     worker.ref();
     inFlight.push(waiting);
@@ -85,6 +93,10 @@ function startCryptoWorker(keys: KeySet): CryptoWorker {
 
   function submit(job: Job): Promise<string | boolean> {
     return new Promise((resolve, reject) => {
+      if (closed) {
+        reject(new Error('crypto worker closed'));
+        return;
+      }
       jobs.push(job);
       waiting.push({ resolve, reject });
       // Once per microtask checkpoint: the jobs of one request (two signatures) share a message,
@@ -99,25 +111,16 @@ function startCryptoWorker(keys: KeySet): CryptoWorker {
   return {
     sign: async (input) => submit(input) as Promise<string>,
     verify: async (kid, alg, input, signature) => submit([kid, alg, input, signature]) as Promise<boolean>,
-    /** Stops the thread; what it had not answered is rejected. A later job starts a new one. */
     async close() {
+      closed = true;
+      const error = new Error('crypto worker closed');
+      // Jobs whose flush has not run yet (it will find `closed` and send nothing).
+      for (const p of waiting.splice(0)) p.reject(error);
+      jobs = [];
       const w = worker;
       worker = undefined;
       await w?.terminate();
-      const closed = new Error('crypto worker closed');
-      for (const batch of inFlight.splice(0)) for (const p of batch) p.reject(closed);
+      for (const batch of inFlight.splice(0)) for (const p of batch) p.reject(error);
     },
   };
-}
-
-const workers = new WeakMap<KeySet, CryptoWorker>();
-
-/** The worker of a key set, started on first use. */
-export function cryptoWorkerOf(keys: KeySet): CryptoWorker {
-  let worker = workers.get(keys);
-  if (!worker) {
-    worker = startCryptoWorker(keys);
-    workers.set(keys, worker);
-  }
-  return worker;
 }

@@ -14,10 +14,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Database } from '../../platform/database.js';
 import { authenticateClient, clientCredentialsOf, type ClientAuthDeps } from './client-authentication.js';
 import { InvalidRequest, OAuthError } from './errors.js';
-import type { KeySet } from './keystore.js';
 import { findRefreshToken } from './refresh-tokens.js';
 import { OAuthErrorBody } from './schemas.js';
-import { verifyToken, type Claims } from './token-signing.js';
+import type { Claims, TokenVerifier } from './token-signing.js';
 import { emptyFormBody, formParams } from './form-params.js';
 
 /** The reference's 400 for a token `check_token` cannot accept `[lib]`. */
@@ -25,7 +24,7 @@ export class CheckTokenInvalid extends OAuthError { readonly error = 'invalid_to
 
 export interface IntrospectionDeps extends ClientAuthDeps {
   db: Database;
-  keys: KeySet;
+  verifier: TokenVerifier;
   /** Epoch milliseconds. */
   now: () => number;
 }
@@ -74,7 +73,7 @@ const strings = (value: unknown): string[] =>
 /** The verified claims, or undefined for anything that does not verify (never throws). */
 async function verified(token: string, deps: IntrospectionDeps): Promise<Claims | undefined> {
   try {
-    return await verifyToken(token, deps.keys, Math.floor(deps.now() / 1000));
+    return await deps.verifier.verify(token, Math.floor(deps.now() / 1000));
   } catch {
     return undefined;
   }

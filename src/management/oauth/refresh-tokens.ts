@@ -10,10 +10,9 @@
  * follows sees it.
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { executedRows } from '../../platform/bulk-insert.js';
-import type { Database, Executor } from '../../platform/database.js';
+import { executedRows, type Database, type Executor } from '../../platform/database.js';
 import { refreshTokens } from '../schema.js';
-import { userRolesJson, userSourcesJson, userWithRolesOf, type UserWithRoles } from '../users/queries.js';
+import { userRolesJson, userSourcesJson, userWithRolesOf, type UserWithRoles } from '../security/queries.js';
 
 export type RefreshTokenInsert = typeof refreshTokens.$inferInsert;
 

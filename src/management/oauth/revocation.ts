@@ -13,7 +13,7 @@ import { InvalidRequest, OAuthError } from './errors.js';
 import type { IntrospectionDeps } from './introspection.js';
 import { findRefreshToken, revokeFamily } from './refresh-tokens.js';
 import { OAuthErrorBody } from './schemas.js';
-import { verifyToken, type Claims } from './token-signing.js';
+import type { Claims } from './token-signing.js';
 import { emptyFormBody, formParams } from './form-params.js';
 
 export class UnsupportedTokenType extends OAuthError { readonly error = 'unsupported_token_type'; }
@@ -35,7 +35,7 @@ const RevocationForm = Type.Object({
 export async function revokeRefreshToken(deps: RevocationDeps, clientId: string, token: string): Promise<boolean> {
   let claims: Claims;
   try {
-    claims = await verifyToken(token, deps.keys, Math.floor(deps.now() / 1000));
+    claims = await deps.verifier.verify(token, Math.floor(deps.now() / 1000));
   } catch {
     return false;
   }

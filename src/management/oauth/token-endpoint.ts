@@ -4,7 +4,7 @@
  * checks its own scope. Nothing here sees the HTTP request: the route passes the Authorization
  * header and the merged parameters.
  */
-import type { OAuthClient } from '../oauth-clients/client-store.js';
+import type { OAuthClient } from './clients/client-store.js';
 import { authenticateClient, clientCredentialsOf, type ClientAuthDeps } from './client-authentication.js';
 import { InvalidClient, InvalidGrant, InvalidRequest, UnsupportedGrantType } from './errors.js';
 import { GRANTS, type Grant, type GrantDeps, type TokenParams } from './grants/index.js';

@@ -7,7 +7,7 @@
  * reference signed before adding it), which no client minds.
  */
 import { randomBytes } from 'node:crypto';
-import type { OAuthClient } from '../oauth-clients/client-store.js';
+import type { OAuthClient } from './clients/client-store.js';
 import { InvalidGrant } from './errors.js';
 import type { Claims, TokenSigner } from './token-signing.js';
 
@@ -62,7 +62,11 @@ export interface IssuedTokens {
 export const refreshValidity = (client: OAuthClient): number => client.refreshTokenValidity ?? DEFAULT_REFRESH_TOKEN_VALIDITY;
 
 const JTI_BYTES = 20;
-/** Random bytes drawn 4 KiB at a time: one call into OpenSSL's generator per 204 token ids, not per id (as randomUUID pools). */
+/**
+ * Random bytes drawn 4 KiB at a time: one call into OpenSSL's generator per 204 token ids, not per
+ * id (as randomUUID pools). bench/README.md's "2026-11-25 19:58 / 20:05 token ids" row
+ * (`bench/jti.mjs`): 0.08–0.17 µs per id against 1.7–2.2 µs for one `randomBytes(20)` per id.
+ */
 let jtiPool = Buffer.alloc(0);
 let jtiOffset = 0;
 

@@ -9,18 +9,14 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { ManagementApiDeps } from '../api-deps.js';
 import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
-import type { TokenIssuer } from '../oauth/token-issuer.js';
 import { authorize, principal, requireScope } from '../security/authorization.js';
-import { createMetaTokenReadLimiter, TooManyMetaTokenReads } from './limiter.js';
+import { TooManyMetaTokenReads, type MetaTokenReadLimiter } from './limiter.js';
 import { ClientPairInfoDto, PairQuery, TokenDto, TokenNameParams } from './schemas.js';
-import { createPairingService, type PairingCaller } from './service.js';
+import type { PairingCaller, PairingService } from './service.js';
 
 const tags = ['management: pairing'];
 const NoContent = Type.Null({ description: 'No content' });
-
-export type PairingRouteOptions = ManagementApiDeps & { issuer: TokenIssuer };
 
 const callerOf = (req: FastifyRequest): PairingCaller => {
   const auth = principal(req);
@@ -31,9 +27,7 @@ const callerOf = (req: FastifyRequest): PairingCaller => {
   };
 };
 
-export const pairingRoutes: FastifyPluginAsyncTypebox<PairingRouteOptions> = async (app, deps) => {
-  const pairing = createPairingService(deps);
-
+export const pairingRoutes: FastifyPluginAsyncTypebox<{ pairing: PairingService }> = async (app, { pairing }) => {
   app.get('/oauth-clients/pair', {
     schema: {
       tags, summary: 'Create a meta-token that pairs an app client with a subject (the QR code of the pairing dialog)',
@@ -55,10 +49,8 @@ export const pairingRoutes: FastifyPluginAsyncTypebox<PairingRouteOptions> = asy
   });
 };
 
-export const publicMetaTokenRoutes: FastifyPluginAsyncTypebox<PairingRouteOptions> = async (app, deps) => {
-  const pairing = createPairingService(deps);
-  const limiter = createMetaTokenReadLimiter({ maxPerMinute: deps.config.managementportalMetaTokenReadsPerMinute, now: deps.now });
-
+/** `limiter`: the reads per client IP (MANAGEMENTPORTAL_META_TOKEN_READS_PER_MINUTE). */
+export const publicMetaTokenRoutes: FastifyPluginAsyncTypebox<{ pairing: PairingService; limiter: MetaTokenReadLimiter }> = async (app, { pairing, limiter }) => {
   app.get('/meta-token/:tokenName', {
     schema: {
       tags, summary: 'Read a meta-token: a refresh token for the paired app (once, unless persistent)',

@@ -19,16 +19,17 @@
  *   answered 500 `error.noValidPrivacyPolicyUrl`).
  */
 import { randomBytes } from 'node:crypto';
-import type { ManagementApiDeps } from '../api-deps.js';
+import type { Database } from '../../platform/database.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { EntityDetails } from '../authz/oracle.js';
 import { AccessDenied, BadRequest, NotFound, RadarWebApplicationException } from '../errors.js';
 import { isoInstant } from '../http/instants.js';
-import { findClient, type OAuthClientRow } from '../oauth-clients/queries.js';
+import { findClient, type OAuthClientRow } from '../oauth/clients/queries.js';
 import { issueRefreshTokenForUser } from '../oauth/issue-for-user.js';
 import type { TokenIssuer } from '../oauth/token-issuer.js';
-import { PRIVACY_POLICY_URL } from '../projects/dto.js';
-import { participantProjects } from '../subjects/queries.js';
-import { subjectEntity, subjectNotFound } from '../subjects/shared.js';
+import { PRIVACY_POLICY_URL } from '../api/projects/dto.js';
+import { participantProjects } from '../api/subjects/queries.js';
+import { subjectEntity, subjectNotFound } from '../api/subjects/shared.js';
 import {
   claimMetaToken, deleteMetaToken, findMetaToken, findSubjectById, findSubjectByLogin, insertMetaToken, subjectLoginAndProjectAttributes,
 } from './queries.js';
@@ -68,7 +69,29 @@ export interface PairingCaller {
   check(permission: string, entity: EntityDetails): void;
 }
 
-export type PairingDeps = Pick<ManagementApiDeps, 'db' | 'audit' | 'now' | 'config'> & { issuer: TokenIssuer };
+/** What pairing takes from the settings (management/settings.ts). */
+export interface PairingSettings {
+  /** `MANAGEMENTPORTAL_COMMON_MANAGEMENT_PORTAL_BASE_URL`: where the app reads its meta-token. */
+  managementPortalBaseUrl: string;
+  /** `MANAGEMENTPORTAL_COMMON_BASE_URL`: its origin is the token's `baseUrl`. */
+  baseUrl: string;
+  /** `MANAGEMENTPORTAL_COMMON_PRIVACY_POLICY_URL`: the default when a project names none. */
+  privacyPolicyUrl: string;
+  /** `MANAGEMENTPORTAL_OAUTH_META_TOKEN_TIMEOUT` in seconds. */
+  metaTokenTimeoutSeconds: number;
+  /** `MANAGEMENTPORTAL_OAUTH_PERSISTENT_META_TOKEN_TIMEOUT` in seconds. */
+  persistentMetaTokenTimeoutSeconds: number;
+}
+
+export interface PairingDeps {
+  db: Database;
+  audit: AuditLog;
+  /** Epoch milliseconds. */
+  now: () => number;
+  /** Mints the refresh tokens of read meta-tokens. */
+  issuer: TokenIssuer;
+  settings: PairingSettings;
+}
 
 export interface PairingService {
   /**
@@ -114,9 +137,9 @@ function isUrl(value: string): boolean {
 const dynamicRegistration = (client: OAuthClientRow) => String(client.additionalInformation['dynamic_registration']).toLowerCase() === 'true';
 
 export function createPairingService(deps: PairingDeps): PairingService {
-  const { db, config } = deps;
-  const portalBaseUrl = config.managementportalCommonManagementPortalBaseUrl.replace(/\/+$/, '');
-  const platformOrigin = originOf(config.managementportalCommonBaseUrl);
+  const { db, settings } = deps;
+  const portalBaseUrl = settings.managementPortalBaseUrl.replace(/\/+$/, '');
+  const platformOrigin = originOf(settings.baseUrl);
 
   async function createToken(values: { subjectId: number; clientId: string; persistent: boolean; expiryDate: Date; createdAt: Date }): Promise<string> {
     const length = values.persistent ? LONG_NAME_LENGTH : SHORT_NAME_LENGTH;
@@ -143,7 +166,7 @@ export function createPairingService(deps: PairingDeps): PairingService {
       if (!client.authorizedGrantTypes.includes('refresh_token')) throw invalidClient(clientId, 'does not have the refresh_token grant');
 
       const persistent = query.persistent?.toLowerCase() === 'true';
-      const timeoutSeconds = persistent ? config.managementportalOauthPersistentMetaTokenTimeout : config.managementportalOauthMetaTokenTimeout;
+      const timeoutSeconds = persistent ? settings.persistentMetaTokenTimeoutSeconds : settings.metaTokenTimeoutSeconds;
       const createdAt = new Date(deps.now());
       const expiryDate = new Date(createdAt.getTime() + timeoutSeconds * 1000);
       const tokenName = await createToken({ subjectId: subject.subjectId, clientId, persistent, expiryDate, createdAt });
@@ -175,7 +198,7 @@ export function createPairingService(deps: PairingDeps): PairingService {
         return {
           refreshToken,
           baseUrl: platformOrigin,
-          privacyPolicyUrl: projectPolicy && isUrl(projectPolicy) ? projectPolicy : config.managementportalCommonPrivacyPolicyUrl,
+          privacyPolicyUrl: projectPolicy && isUrl(projectPolicy) ? projectPolicy : settings.privacyPolicyUrl,
         };
       });
       if (body) return body;

@@ -11,7 +11,7 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { hasPermission, hasScope, referentsOf, type EntityDetails, type Referents } from '../authz/oracle.js';
 import { AccessDenied } from '../errors.js';
-import type { MpAuth } from './bearer-auth.js';
+import type { MpAuth } from './principal.js';
 
 export { hasScope };
 
@@ -85,4 +85,17 @@ export const requireScope = (permission: string): preHandlerAsyncHookHandler => 
 /** preHandler: 403 unless a global role or a client-credentials token holds `permission`. */
 export const requireGlobalPermission = (permission: string): preHandlerAsyncHookHandler => async (request) => {
   authorize(request, permission, {});
+};
+
+const SYS_ADMIN = 'ROLE_SYS_ADMIN';
+
+/** Whether the actor's database roles include ROLE_SYS_ADMIN (the reference's `@Secured`). */
+export const isSysAdmin = (actor: MpAuth): boolean => actor.roles.some((r) => r.authority === SYS_ADMIN);
+
+/**
+ * preHandler of the reference's `@Secured(ROLE_SYS_ADMIN)`: the caller's database roles must
+ * include ROLE_SYS_ADMIN; scopes alone (client credentials) are not enough.
+ */
+export const requireSysAdmin: preHandlerAsyncHookHandler = async (request) => {
+  if (!isSysAdmin(principal(request))) throw new AccessDenied('Access is denied');
 };

@@ -69,6 +69,17 @@ describe('notification e-mail', () => {
     expect(smtp.mails.filter((m) => m.to.includes(email))).toEqual([]);
   });
 
+  it('is skipped for a user without an e-mail address, whose push still goes out', async () => {
+    const before = smtp.mails.length;
+    const s = await aSubject(t.app);
+    await executed(s, { emailEnabled: true });
+    expect(stub.received.filter((r) => r.message.token === s.user.fcmToken)).toHaveLength(1);
+    const marker = `marker-${Date.now()}@example.org`;
+    await executed(await aSubject(t.app, { body: { email: marker } }), { emailEnabled: true });
+    await until(() => expect(smtp.mails.some((m) => m.to.includes(marker))).toBe(true));
+    expect(smtp.mails.slice(before).map((m) => m.to)).toEqual([[marker]]);
+  });
+
   it('a refused mail does not hold up the push: the notification is EXECUTED and the failure counted', async () => {
     smtp.refuse = 'mailbox unavailable';
     try {

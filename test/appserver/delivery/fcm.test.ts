@@ -4,7 +4,7 @@
  * 20 ms; tests poll with deadlines.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { MessageStateChange } from '../../../src/platform/events.js';
+import { appserverEvents, type MessageStateChange } from '../../../src/appserver/events.js';
 import { listStateEvents } from '../../../src/appserver/messages/queries.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { startFcmStub, type FcmStub, type Received } from '../../helpers/fcm-stub.js';
@@ -26,7 +26,7 @@ beforeAll(async () => {
     FCM_EMULATOR_HOST: stub.host,
     FCM_PROJECT_ID: 'stub-project',
   }, process.env.DEBUG_LOG ? { logger: { level: 'debug' } } : {});
-  t.app.events.subscribe('message.state', (e) => { heard.push(e); });
+  appserverEvents(t.app.events).subscribe('message.state', (e) => { heard.push(e); });
 });
 afterAll(async () => {
   await t?.close();

@@ -5,10 +5,10 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../../../platform/database.js';
-import type { ClientStore, OAuthClient } from '../../oauth-clients/client-store.js';
+import type { ClientStore, OAuthClient } from '../clients/client-store.js';
 import type { PendingAuthorization } from '../../schema.js';
 import { verifyPassword } from '../../security/passwords.js';
-import { findUserByLogin } from '../../users/queries.js';
+import { findUserByLogin } from '../../security/queries.js';
 import { InvalidRequest, InvalidScope, OAuthError, UnauthorizedClient } from '../errors.js';
 import { clientScope, parseScope } from '../grants/shared.js';
 import { allApproved, rememberDecision } from './approvals.js';

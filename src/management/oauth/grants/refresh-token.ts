@@ -14,7 +14,6 @@
 import { InvalidGrant, InvalidRequest, InvalidScope, InvalidToken, Unauthorized } from '../errors.js';
 import { rotate } from '../refresh-tokens.js';
 import { newJti, refuseClientTwin, refreshValidity, type TokenUser } from '../token-issuer.js';
-import { verifyToken } from '../token-signing.js';
 import { audit, claimsOf, narrowScopes, parseScope } from './shared.js';
 import type { Grant } from './types.js';
 
@@ -30,7 +29,7 @@ export const handle: Grant['handle'] = async ({ client, params }, deps) => {
   if (!token) throw new InvalidRequest('refresh_token parameter not provided');
   const nowMs = deps.now();
   const iat = Math.floor(nowMs / 1000);
-  const claims = await verifyToken(token, deps.keys, iat);
+  const claims = await deps.verifier.verify(token, iat);
   if (typeof claims.ati !== 'string' || typeof claims.jti !== 'string') throw new InvalidToken('Encoded token is not a refresh token');
   if (claims.client_id !== client.clientId) throw new InvalidGrant('Wrong client for this refresh token');
 

@@ -1,8 +1,8 @@
 /** Steps several grants share: scope parsing and checks, loading the user, finishing an issue. */
 import type { Executor } from '../../../platform/database.js';
 import { narrowScopes } from '../../authz/permissions.js';
-import type { OAuthClient } from '../../oauth-clients/client-store.js';
-import { findUserByLogin, findUserWithRoles, type UserRow } from '../../users/queries.js';
+import type { OAuthClient } from '../clients/client-store.js';
+import { findUserByLogin, findUserWithRoles, type UserRow } from '../../security/queries.js';
 import { InvalidScope } from '../errors.js';
 import { recordRefreshToken } from '../refresh-tokens.js';
 import type { IssuedTokens, TokenUser } from '../token-issuer.js';

@@ -1,10 +1,10 @@
 /** The contract every grant module fulfils (after node-oidc-provider's `lib/actions/grants`). */
 import type { Database } from '../../../platform/database.js';
 import type { AuditLog } from '../../audit/audit-log.js';
-import type { OAuthClient } from '../../oauth-clients/client-store.js';
-import type { KeySet } from '../keystore.js';
+import type { OAuthClient } from '../clients/client-store.js';
 import type { FormParams } from '../form-params.js';
 import type { TokenIssuer, TokenResponse } from '../token-issuer.js';
+import type { TokenVerifier } from '../token-signing.js';
 
 /** Token request parameters (form body and query string merged; the body wins). */
 export type TokenParams = FormParams;
@@ -12,7 +12,8 @@ export type TokenParams = FormParams;
 export interface GrantDeps {
   db: Database;
   issuer: TokenIssuer;
-  keys: KeySet;
+  /** Checks presented tokens (the refresh grant's refresh token). */
+  verifier: TokenVerifier;
   audit: AuditLog;
   /** Milliseconds since the epoch. */
   now: () => number;

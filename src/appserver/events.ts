@@ -1,0 +1,27 @@
+/** The app server's events on the platform bus: names and payloads. */
+import type { EventBus } from '../platform/events.js';
+import type { MessageState } from './schema.js';
+
+/** A message's state changed (committed): the scheduler's outcomes, client reports, cancellations. */
+export interface MessageStateChange {
+  kind: 'notification' | 'data';
+  messageId: number;
+  projectId: string;
+  subjectId: string;
+  state: MessageState;
+  time: Date;
+  associatedInfo: Record<string, string> | null;
+}
+
+/** Every app-server event and its payload. */
+export type AppserverEvents = {
+  'message.state': MessageStateChange;
+};
+
+export type AppserverEventBus = EventBus<AppserverEvents>;
+
+/**
+ * The app server's typed view of the shared platform bus. The platform knows no domain, so its
+ * bus is untyped; this is the one place where the app server lays its event map over it.
+ */
+export const appserverEvents = (bus: EventBus): AppserverEventBus => bus as unknown as AppserverEventBus;

@@ -1,0 +1,136 @@
+/**
+ * Use cases of `/api/oauth-clients` (the reference's `OAuthClientService`, managementportal.md
+ * §2.10). Secrets are bcrypt-hashed and never returned; `additionalInformation` values are kept
+ * as strings, as the reference's DTO does; a client whose `protected` is `"true"` cannot be
+ * changed or deleted through the API. Every change invalidates the client store's cache, so the
+ * token endpoint of this instance sees it at once (other instances within the cache's 5 s).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../../../platform/database.js';
+import { Conflict, ErrorVmException, Forbidden, NotFound } from '../../errors.js';
+import { findUserByLogin } from '../../security/queries.js';
+import { hashSecret, type ClientStore } from '../../oauth/clients/client-store.js';
+import { SECRETLESS_CLIENT_CREDENTIALS, secretlessClientCredentials } from '../../oauth/clients/startup.js';
+import { deleteClient, findClient, insertClient, listClients, updateClient, type OAuthClientRow } from '../../oauth/clients/queries.js';
+import type { ClientDetailsDtoT, ClientDetailsInputT } from './schemas.js';
+
+const ENTITY = 'oauthClient';
+
+const stringValue = (v: unknown): string => (typeof v === 'string' ? v : v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v));
+const stringMap = (info: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(info).map(([k, v]) => [k, stringValue(v)]));
+
+export function toClientDetailsDto(row: OAuthClientRow): ClientDetailsDtoT {
+  const all = row.autoApprove.includes('true');
+  return {
+    clientId: row.clientId,
+    clientSecret: null,
+    scope: row.scope,
+    resourceIds: row.resourceIds,
+    authorizedGrantTypes: row.authorizedGrantTypes,
+    autoApproveScopes: row.scope.filter((s) => all || row.autoApprove.includes(s)),
+    accessTokenValiditySeconds: row.accessTokenValidity,
+    refreshTokenValiditySeconds: row.refreshTokenValidity,
+    authorities: row.authorities,
+    registeredRedirectUri: row.redirectUris,
+    additionalInformation: stringMap(row.additionalInformation),
+  };
+}
+
+const isProtected = (row: OAuthClientRow) => stringValue(row.additionalInformation.protected ?? '').toLowerCase() === 'true';
+
+const notFound = (clientId: string) => new NotFound('Client not found for client-id', ENTITY, 'error.oAuthClientIdNotFound', { clientId });
+
+/** The columns an input sets, apart from the id and the secret. */
+function columnsOf(input: ClientDetailsInputT) {
+  return {
+    scope: input.scope ?? [],
+    resourceIds: input.resourceIds ?? [],
+    authorizedGrantTypes: input.authorizedGrantTypes ?? [],
+    autoApprove: input.autoApproveScopes ?? [],
+    accessTokenValidity: input.accessTokenValiditySeconds ?? null,
+    refreshTokenValidity: input.refreshTokenValiditySeconds ?? null,
+    authorities: input.authorities ?? [],
+    redirectUris: input.registeredRedirectUri ?? [],
+    additionalInformation: stringMap(input.additionalInformation ?? {}),
+  };
+}
+
+export interface OAuthClientService {
+  list(): Promise<ClientDetailsDtoT[]>;
+  /** @throws NotFound `error.oAuthClientIdNotFound` */
+  get(clientId: string): Promise<ClientDetailsDtoT>;
+  /**
+   * @throws Conflict `error.clientIdExists` when the id is taken (atomic: one of two racing creates wins);
+   *   ErrorVmException 400 `error.clientIdIsLogin` when the id is a user's login (its user tokens would read as the client's own)
+   */
+  create(input: ClientDetailsInputT): Promise<ClientDetailsDtoT>;
+  /**
+   * Replaces every field but the secret; a non-null `clientSecret` sets a new one (empty: public).
+   * @throws NotFound; Forbidden `error.oAuthClientProtected` for a protected client
+   */
+  update(input: ClientDetailsInputT): Promise<ClientDetailsDtoT>;
+  /** @throws NotFound; Forbidden `error.oAuthClientProtected` for a protected client */
+  remove(clientId: string): Promise<void>;
+}
+
+export function createOAuthClientService(deps: { db: Database; clients: ClientStore; log?: FastifyBaseLogger }): OAuthClientService {
+  const { db, clients } = deps;
+  const warnIfSecretless = (row: OAuthClientRow) => {
+    if (secretlessClientCredentials(row)) deps.log?.warn({ clientId: row.clientId }, SECRETLESS_CLIENT_CREDENTIALS);
+  };
+
+  async function existing(clientId: string): Promise<OAuthClientRow> {
+    const row = await findClient(db, clientId);
+    if (!row) throw notFound(clientId);
+    return row;
+  }
+  const refuseProtected = (row: OAuthClientRow) => {
+    if (isProtected(row)) {
+      throw new Forbidden(`Cannot change the protected client ${row.clientId}`, ENTITY, 'error.oAuthClientProtected', { clientId: row.clientId });
+    }
+  };
+
+  return {
+    async list() {
+      return (await listClients(db)).map(toClientDetailsDto);
+    },
+    async get(clientId) {
+      return toClientDetailsDto(await existing(clientId));
+    },
+    async create(input) {
+      if (await findUserByLogin(db, input.clientId)) {
+        // ErrorVM, the body the route declares for 400.
+        throw new ErrorVmException(400, 'error.clientIdIsLogin', `A user has the login ${input.clientId}; a client may not share it`);
+      }
+      const secret = input.clientSecret ? await hashSecret(input.clientSecret) : null;
+      const row = { clientId: input.clientId, clientSecret: secret, ...columnsOf(input) };
+      if (!await insertClient(db, row)) {
+        throw new Conflict('OAuth client already exists with this id', ENTITY, 'error.clientIdExists', { client_id: input.clientId });
+      }
+      clients.invalidate(input.clientId); // a cached "unknown client" answer
+      const created = await existing(input.clientId);
+      warnIfSecretless(created);
+      return toClientDetailsDto(created);
+    },
+    async update(input) {
+      refuseProtected(await existing(input.clientId));
+      const set: Parameters<typeof updateClient>[2] = columnsOf(input);
+      // Reference bug fixed: the reference re-hashed the stored hash when no new secret was sent.
+      if (input.clientSecret !== undefined && input.clientSecret !== null) {
+        set.clientSecret = input.clientSecret === '' ? null : await hashSecret(input.clientSecret);
+      }
+      const row = await updateClient(db, input.clientId, set);
+      clients.invalidate(input.clientId);
+      if (!row) throw notFound(input.clientId);
+      warnIfSecretless(row);
+      return toClientDetailsDto(row);
+    },
+    async remove(clientId) {
+      refuseProtected(await existing(clientId));
+      const deleted = await deleteClient(db, clientId);
+      clients.invalidate(clientId);
+      if (!deleted) throw notFound(clientId);
+    },
+  };
+}

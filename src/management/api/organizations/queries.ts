@@ -1,0 +1,33 @@
+/** SQL of `/api/organizations`. */
+import { asc, eq, inArray, or } from 'drizzle-orm';
+import type { Executor } from '../../../platform/database.js';
+import { organizations, projects } from '../../schema.js';
+import type { Visibility } from '../projects/queries.js';
+
+export type OrganizationRow = typeof organizations.$inferSelect;
+export type NewOrganization = typeof organizations.$inferInsert;
+
+export async function findOrganizationById(db: Executor, id: number): Promise<OrganizationRow | undefined> {
+  const [row] = await db.select().from(organizations).where(eq(organizations.id, id)).limit(1);
+  return row;
+}
+
+/** Visible organizations by id: all, the named ones, and those of the named projects. */
+export async function listOrganizations(db: Executor, visibility: Visibility): Promise<OrganizationRow[]> {
+  const where = visibility.all ? undefined : or(
+    inArray(organizations.name, [...visibility.organizations]),
+    visibility.projects.length === 0 ? undefined : inArray(organizations.id,
+      db.select({ id: projects.organizationId }).from(projects).where(inArray(projects.projectName, [...visibility.projects]))),
+  );
+  return db.select().from(organizations).where(where).orderBy(asc(organizations.id));
+}
+
+export async function insertOrganization(db: Executor, values: NewOrganization): Promise<OrganizationRow> {
+  const [row] = await db.insert(organizations).values(values).returning();
+  return row!;
+}
+
+export async function updateOrganization(db: Executor, id: number, set: Partial<NewOrganization>): Promise<OrganizationRow> {
+  const [row] = await db.update(organizations).set(set).where(eq(organizations.id, id)).returning();
+  return row!;
+}

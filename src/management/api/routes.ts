@@ -1,0 +1,33 @@
+/**
+ * The scopes of the management resource API (managementportal.md §2): `/api` without
+ * authentication (the public project list, `/api/profile-info`, `/api/sitesettings`, the account
+ * activation and password-reset pair, `GET /api/meta-token/{name}`, `POST /api/logout`), `/api`
+ * behind authentication (bearer token or the signed-in session), and `/management/audits`
+ * behind it too. The domain's plugin says which route modules go where, and what each gets.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { BearerAuth } from '../security/bearer-auth.js';
+
+export interface ManagementApiOptions {
+  /** Authenticates every request to `secured` and `management`. */
+  bearer: BearerAuth;
+  /** Route modules under `/api` that need no authentication. */
+  open: FastifyPluginAsync;
+  /** Route modules under `/api` behind authentication. */
+  secured: FastifyPluginAsync;
+  /** Route modules under `/management` behind authentication. */
+  management: FastifyPluginAsync;
+}
+
+export const managementApi: FastifyPluginAsync<ManagementApiOptions> = async (app, { bearer, open, secured, management }) => {
+  await app.register(open, { prefix: '/api' });
+  await app.register(async (authenticated) => {
+    authenticated.addHook('onRequest', bearer.authenticate);
+    // Every route here documents the bearer scheme (the signed-in session works too).
+    authenticated.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, security: [{ bearer: [] }] };
+    });
+    await authenticated.register(secured, { prefix: '/api' });
+    await authenticated.register(management, { prefix: '/management' });
+  });
+};

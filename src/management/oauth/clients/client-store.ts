@@ -1,0 +1,112 @@
+/**
+ * OAuth clients as the token endpoint sees them: read through a short-lived cache, and client
+ * secrets checked with bcrypt once per (client, secret), then against a cache of verified pairs.
+ *
+ * Several instances share one database, so a client cached here may be changed by another
+ * instance: cached clients live at most `CLIENT_TTL_MS` (5 s). A verified secret is remembered
+ * together with the bcrypt hash it matched; once the cached client carries another hash (the
+ * secret was changed anywhere), the entry no longer counts. Changes made through this store are
+ * seen at once. The verified-secret keys are HMACs under a per-process random key, so the cache
+ * never holds a presented secret. Both caches are bounded (`maxEntries` each, least recently used
+ * first out).
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { Database } from '../../../platform/database.js';
+import { hashPassword, verifyPassword } from '../../security/passwords.js';
+import { findClient, type OAuthClientRow } from './queries.js';
+
+export type OAuthClient = OAuthClientRow;
+
+export const CLIENT_TTL_MS = 5000;
+export const MAX_ENTRIES = 10_000;
+export const hashSecret = (secret: string): Promise<string> => hashPassword(secret);
+
+export interface ClientStore {
+  /** The client, or undefined when unknown (cached ≤ 5 s, negative answers too). */
+  get(clientId: string): Promise<OAuthClient | undefined>;
+  /**
+   * The client when `secret` is its secret, else undefined. A public client (no stored secret)
+   * authenticates with an empty secret only.
+   */
+  authenticate(clientId: string, secret: string): Promise<OAuthClient | undefined>;
+  /** Forgets what is cached about a client (call after changing it). */
+  invalidate(clientId: string): void;
+}
+
+export interface ClientStoreDeps {
+  db: Database;
+  /** Epoch milliseconds. */
+  now?: () => number;
+  /** Clients, and verified secrets, remembered at most (each). */
+  maxEntries?: number;
+}
+
+export function createClientStore(deps: ClientStoreDeps): ClientStore {
+  const now = deps.now ?? Date.now;
+  const max = deps.maxEntries ?? MAX_ENTRIES;
+  /**
+   * Clients by id, unknown ids too (`client` undefined). Keeps the token endpoint's client lookup
+   * off PostgreSQL: bench/README.md's "2026-11-25 20:11 / 20:14 client cache on and off" row
+   * (1.6–1.8 × the requests per second).
+   */
+  const clients = new LRUCache<string, { client: OAuthClient | undefined }>({
+    max, ttl: CLIENT_TTL_MS,
+    // The service's clock, read on every lookup (no 1 ms debounce timer): tests move it.
+    perf: { now }, ttlResolution: 0,
+  });
+  /** Loads under way: concurrent requests for one client share one query (not a cache). */
+  const loading = new Map<string, Promise<OAuthClient | undefined>>();
+  /**
+   * hmac(client, secret) → the bcrypt hash the secret matched. No TTL: an entry counts only while
+   * the client still has that hash. Without it every grant pays bcrypt (~50 ms of CPU): 11–16
+   * grants/s in bench/README.md's "Health under a bcrypt flood" table against 10,188 req/s in its
+   * 2026-11-24 17:15 client_credentials row, which goes through this cache.
+   */
+  const verified = new LRUCache<string, string>({ max });
+  /** bcrypt checks under way, shared by concurrent requests with one (client, secret). */
+  const checking = new Map<string, Promise<boolean>>();
+  const hmacKey = randomBytes(32);
+
+  async function get(clientId: string): Promise<OAuthClient | undefined> {
+    const hit = clients.get(clientId);
+    if (hit) return hit.client;
+    let pending = loading.get(clientId);
+    if (!pending) {
+      pending = findClient(deps.db, clientId).then((client) => {
+        clients.set(clientId, { client });
+        return client;
+      }).finally(() => loading.delete(clientId));
+      loading.set(clientId, pending);
+    }
+    return pending;
+  }
+
+  async function authenticate(clientId: string, secret: string): Promise<OAuthClient | undefined> {
+    const client = await get(clientId);
+    if (!client) return undefined;
+    const hash = client.clientSecret;
+    if (!hash) return secret === '' ? client : undefined;
+    if (secret === '') return undefined;
+    const key = createHmac('sha256', hmacKey).update(clientId).update('\0').update(secret).digest('base64');
+    if (verified.get(key) === hash) return client;
+    let pending = checking.get(key);
+    if (!pending) {
+      // One bcrypt per (client, secret) even when many requests arrive together.
+      pending = verifyPassword(secret, hash).then((ok) => {
+        if (ok) verified.set(key, hash);
+        return ok;
+      }).finally(() => checking.delete(key));
+      checking.set(key, pending);
+    }
+    return (await pending) ? client : undefined;
+  }
+
+  return {
+    get,
+    authenticate,
+    invalidate(clientId) {
+      clients.delete(clientId);
+    },
+  };
+}
