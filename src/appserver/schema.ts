@@ -20,6 +20,7 @@ export const projects = appserver.table('projects', {
   projectId: text('project_id').notNull(),
   ...timestamps(),
 }, (t) => [uniqueIndex('projects_project_id_key').on(t.projectId)]);
+export type ProjectRow = typeof projects.$inferSelect;
 
 export const users = appserver.table('users', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
@@ -41,6 +42,8 @@ export const users = appserver.table('users', {
   uniqueIndex('users_fcm_token_key').on(t.fcmToken),
   index('users_subject_id_idx').on(t.subjectId),
 ]);
+export type UserRow = typeof users.$inferSelect;
+export type NewUser = typeof users.$inferInsert;
 
 export const MESSAGE_KINDS = ['notification', 'data'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
@@ -103,6 +106,8 @@ export const messages = appserver.table('messages', {
   index('messages_due_idx').on(t.scheduledTime).where(sql`${t.state} = 'SCHEDULED'`),
   index('messages_task_idx').on(t.taskId),
 ]);
+export type MessageRow = typeof messages.$inferSelect;
+export type NewMessageRow = typeof messages.$inferInsert;
 
 export const messageStateEvents = appserver.table('message_state_events', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
@@ -114,9 +119,5 @@ export const messageStateEvents = appserver.table('message_state_events', {
   // Posted by a client through the API (the 20-event cap counts only these).
   external: boolean('external').notNull().default(false),
 }, (t) => [index('message_state_events_message_idx').on(t.messageId)]);
-
-export type ProjectRow = typeof projects.$inferSelect;
-export type UserRow = typeof users.$inferSelect;
-export type MessageRow = typeof messages.$inferSelect;
-export type NewMessageRow = typeof messages.$inferInsert;
 export type MessageStateEventRow = typeof messageStateEvents.$inferSelect;
+export type NewStateEvent = typeof messageStateEvents.$inferInsert;

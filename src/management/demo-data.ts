@@ -13,14 +13,17 @@
  * Deliberate differences from the reference: participants have no password (the reference's
  * hashes were of unknown random passwords); ids are the sequences' (the reference fixed them).
  */
-import { and, eq, inArray, or } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Executor } from '../platform/database.js';
 import { AUTHORITIES } from './authz/permissions.js';
-import {
-  groups, organizations, projects, projectSourceTypes, roles, roleUsers, sourceData, sources, sourceTypes, subjects, users,
-} from './schema.js';
+import type { subjects, users } from './schema.js';
 import { ensureOrganization, insertAuthorities } from './api/users/queries.js';
+import { existingLogins } from './security/queries.js';
+import {
+  findGroupsOfProject, findOrganizationIdByName, findProjectsByName, findRolesOf, findSourceDataNames, findSourceTypes,
+  findSubjectIdByLogin, insertGroups, insertProjects, insertRoleMemberships, insertRoles, insertSource, insertSourceData,
+  insertSourceTypes, insertSubjects, insertUsers, linkSourceTypes, sourceExists,
+} from './demo-data-queries.js';
 
 const MAIN = { name: 'main', description: 'The main organization', location: '-' };
 const RADAR = 'radar';
@@ -126,8 +129,7 @@ export async function seedManagementDemoData(db: Database, log: FastifyBaseLogge
 async function seed(tx: Executor): Promise<Created> {
   await insertAuthorities(tx, AUTHORITIES);
   await ensureOrganization(tx, MAIN);
-  const [main] = await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.name, MAIN.name));
-  const organizationId = main!.id;
+  const organizationId = (await findOrganizationIdByName(tx, MAIN.name))!;
 
   const projectIds = await ensureProjects(tx, organizationId);
   const roleIds = await ensureRoles(tx, projectIds, organizationId);
@@ -141,10 +143,10 @@ async function seed(tx: Executor): Promise<Created> {
 
 async function ensureProjects(tx: Executor, organizationId: number): Promise<Map<string, number>> {
   const names = PROJECTS.map((p) => p.projectName);
-  const existing = new Set((await tx.select({ name: projects.projectName }).from(projects).where(inArray(projects.projectName, names))).map((r) => r.name));
+  const existing = new Set((await findProjectsByName(tx, names)).map((r) => r.name));
   const missing = PROJECTS.filter((p) => !existing.has(p.projectName));
-  if (missing.length) await tx.insert(projects).values(missing.map((p) => ({ ...p, organizationId }))).onConflictDoNothing();
-  const rows = await tx.select({ id: projects.id, name: projects.projectName }).from(projects).where(inArray(projects.projectName, names));
+  if (missing.length) await insertProjects(tx, missing.map((p) => ({ ...p, organizationId })));
+  const rows = await findProjectsByName(tx, names);
   return new Map(rows.map((r) => [r.name, r.id]));
 }
 
@@ -156,77 +158,68 @@ async function ensureRoles(tx: Executor, projectIds: Map<string, number>, organi
     projectId: r.project ? projectIds.get(r.project)! : null,
     organizationId: r.organization ? organizationId : null,
   }));
-  const load = async () => tx.select({ id: roles.id, authority: roles.authorityName, projectId: roles.projectId, organizationId: roles.organizationId })
-    .from(roles)
-    .where(or(inArray(roles.projectId, [...projectIds.values()]), eq(roles.organizationId, organizationId)));
+  const load = async () => findRolesOf(tx, [...projectIds.values()], organizationId);
   const existing = new Set((await load()).map((r) => roleKey(r.authority, r.projectId, r.organizationId)));
   const missing = wanted.filter((r) => !existing.has(roleKey(r.authorityName, r.projectId, r.organizationId)));
-  if (missing.length) await tx.insert(roles).values(missing).onConflictDoNothing();
+  if (missing.length) await insertRoles(tx, missing);
   const ids = new Map((await load()).map((r) => [roleKey(r.authority, r.projectId, r.organizationId), r.id]));
   return (role: RoleKey) => ids.get(roleKey(role.authority, role.project ? projectIds.get(role.project)! : null, role.organization ? organizationId : null))!;
 }
 
 async function ensureGroups(tx: Executor, radarId: number): Promise<Map<string, number>> {
-  const load = async () => tx.select({ id: groups.id, name: groups.name }).from(groups).where(eq(groups.projectId, radarId));
+  const load = async () => findGroupsOfProject(tx, radarId);
   const existing = new Set((await load()).map((g) => g.name));
   const missing = [GROUP_A, GROUP_B].filter((name) => !existing.has(name));
-  if (missing.length) await tx.insert(groups).values(missing.map((name) => ({ projectId: radarId, name }))).onConflictDoNothing();
+  if (missing.length) await insertGroups(tx, missing.map((name) => ({ projectId: radarId, name })));
   return new Map((await load()).map((g) => [g.name, g.id]));
 }
 
 /** Missing users with their role and, for participants, their subject; existing users are not touched. */
 async function ensureUsers(tx: Executor, roleId: (role: RoleKey) => number, groupIds: Map<string, number>) {
-  const logins = DEMO_USERS.map((u) => u.row.login);
-  const existing = new Set((await tx.select({ login: users.login }).from(users).where(inArray(users.login, logins))).map((r) => r.login));
+  const existing = await existingLogins(tx, DEMO_USERS.map((u) => u.row.login));
   const missing = DEMO_USERS.filter((u) => !existing.has(u.row.login));
   if (!missing.length) return { users: 0, subjects: 0 };
-  const inserted = await tx.insert(users).values(missing.map((u) => u.row)).onConflictDoNothing().returning({ id: users.id, login: users.login });
+  const inserted = await insertUsers(tx, missing.map((u) => u.row));
   const idOf = new Map(inserted.map((r) => [r.login, r.id]));
   const made = missing.filter((u) => idOf.has(u.row.login));
-  if (made.length) await tx.insert(roleUsers).values(made.map((u) => ({ userId: idOf.get(u.row.login)!, roleId: roleId(u.role) }))).onConflictDoNothing();
+  if (made.length) await insertRoleMemberships(tx, made.map((u) => ({ userId: idOf.get(u.row.login)!, roleId: roleId(u.role) })));
   const subjectRows = made.filter((u) => u.subject).map((u) => {
     const { group, ...subject } = u.subject!;
     return { ...subject, userId: idOf.get(u.row.login)!, groupId: group ? groupIds.get(group) ?? null : null };
   });
-  if (subjectRows.length) await tx.insert(subjects).values(subjectRows).onConflictDoNothing();
+  if (subjectRows.length) await insertSubjects(tx, subjectRows);
   return { users: made.length, subjects: subjectRows.length };
 }
 
 /** The demo source types by `producer/model/version`; those created now are linked to `radar`. */
 async function ensureSourceTypes(tx: Executor, radarId: number): Promise<{ ids: Map<string, number>; created: number }> {
-  const load = async () => tx.select({ id: sourceTypes.id, producer: sourceTypes.producer, model: sourceTypes.model, catalogVersion: sourceTypes.catalogVersion })
-    .from(sourceTypes)
-    .where(or(...SOURCE_TYPES.map((t) => and(eq(sourceTypes.producer, t.producer), eq(sourceTypes.model, t.model), eq(sourceTypes.catalogVersion, t.catalogVersion)))));
+  const load = async () => findSourceTypes(tx, SOURCE_TYPES);
   const existing = new Set((await load()).map(typeKey));
   const missing = SOURCE_TYPES.filter((t) => !existing.has(typeKey(t)));
-  if (missing.length) await tx.insert(sourceTypes).values(missing).onConflictDoNothing();
+  if (missing.length) await insertSourceTypes(tx, missing);
   const ids = new Map((await load()).map((t) => [typeKey(t), t.id]));
 
   // Only types created now are linked: a link an admin removed since stays removed.
   const link = missing.map((t) => ids.get(typeKey(t))!);
-  if (link.length) await tx.insert(projectSourceTypes).values(link.map((sourceTypeId) => ({ projectId: radarId, sourceTypeId }))).onConflictDoNothing();
+  if (link.length) await linkSourceTypes(tx, radarId, link);
   return { ids, created: missing.length };
 }
 
 async function ensureSourceData(tx: Executor, typeIds: Map<string, number>): Promise<number> {
-  const names = SOURCE_DATA.map((d) => d.sourceDataName);
-  const existing = new Set((await tx.select({ name: sourceData.sourceDataName }).from(sourceData).where(inArray(sourceData.sourceDataName, names))).map((r) => r.name));
+  const existing = new Set(await findSourceDataNames(tx, SOURCE_DATA.map((d) => d.sourceDataName)));
   const missing = SOURCE_DATA.filter((d) => !existing.has(d.sourceDataName));
   if (missing.length) {
-    await tx.insert(sourceData).values(missing.map(({ type, ...d }) => ({ ...d, sourceTypeId: typeIds.get(typeKey(type))! }))).onConflictDoNothing();
+    await insertSourceData(tx, missing.map(({ type, ...d }) => ({ ...d, sourceTypeId: typeIds.get(typeKey(type))! })));
   }
   return missing.length;
 }
 
 async function ensureSource(tx: Executor, empaticaId: number, radarId: number): Promise<number> {
-  const [existing] = await tx.select({ id: sources.id }).from(sources)
-    .where(or(eq(sources.sourceName, SOURCE_1.sourceName), eq(sources.sourceId, SOURCE_1.sourceId))).limit(1);
-  if (existing) return 0;
-  const [owner] = await tx.select({ id: subjects.id }).from(subjects).innerJoin(users, eq(users.id, subjects.userId))
-    .where(eq(users.login, SOURCE_1.owner)).limit(1);
-  await tx.insert(sources).values({
+  if (await sourceExists(tx, SOURCE_1.sourceName, SOURCE_1.sourceId)) return 0;
+  const ownerId = await findSubjectIdByLogin(tx, SOURCE_1.owner);
+  await insertSource(tx, {
     sourceId: SOURCE_1.sourceId, sourceName: SOURCE_1.sourceName, sourceTypeId: empaticaId, projectId: radarId,
-    subjectId: owner?.id ?? null, assigned: owner !== undefined,
-  }).onConflictDoNothing();
+    subjectId: ownerId ?? null, assigned: ownerId !== undefined,
+  });
   return 1;
 }

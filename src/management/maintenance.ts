@@ -5,12 +5,13 @@
  * a failure is logged and retried at the next interval. Further jobs (meta-tokens, accounts never
  * activated) join the list.
  */
-import { lt } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { AsyncTask, SimpleIntervalJob, ToadScheduler } from 'toad-scheduler';
 import type { Database } from '../platform/database.js';
 import { sqlState } from '../platform/database.js';
-import { oauthApprovals, oauthCodes, oauthSessions, refreshTokens } from './schema.js';
+import { deleteExpiredApprovals, deleteExpiredCodes } from './oauth/authorize/queries.js';
+import { deleteExpiredRefreshTokens } from './oauth/queries.js';
+import { deleteExpiredSessions } from './session/queries.js';
 
 /** How often the jobs run. */
 export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
@@ -21,17 +22,11 @@ export interface MaintenanceJob {
   run(db: Database, now: Date): Promise<number>;
 }
 
-const count = (result: unknown): number => {
-  const r = result as { count?: number; rowCount?: number; affectedRows?: number } | unknown[];
-  if (Array.isArray(r)) return r.length;
-  return r.count ?? r.rowCount ?? r.affectedRows ?? 0;
-};
-
 export const OAUTH_CLEANUP_JOBS: readonly MaintenanceJob[] = [
-  { name: 'expired refresh tokens', run: async (db, now) => count(await db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now))) },
-  { name: 'expired sign-in sessions', run: async (db, now) => count(await db.delete(oauthSessions).where(lt(oauthSessions.expiresAt, now))) },
-  { name: 'expired authorization codes', run: async (db, now) => count(await db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, now))) },
-  { name: 'expired consent approvals', run: async (db, now) => count(await db.delete(oauthApprovals).where(lt(oauthApprovals.expiresAt, now))) },
+  { name: 'expired refresh tokens', run: deleteExpiredRefreshTokens },
+  { name: 'expired sign-in sessions', run: deleteExpiredSessions },
+  { name: 'expired authorization codes', run: deleteExpiredCodes },
+  { name: 'expired consent approvals', run: deleteExpiredApprovals },
 ];
 
 /** Runs every job once (tests call this directly). */

@@ -42,6 +42,7 @@ export const users = management.table('users', {
   uniqueIndex('users_login_key').on(t.login),
   uniqueIndex('users_email_key').on(t.email),
 ]);
+export type UserRow = typeof users.$inferSelect;
 
 /** The eight `ROLE_*` names (authz/permissions.ts). */
 export const authorities = management.table('authorities', {
@@ -55,6 +56,8 @@ export const organizations = management.table('organizations', {
   location: text('location').notNull(),
   ...audited(),
 }, (t) => [uniqueIndex('organizations_name_key').on(t.name)]);
+export type OrganizationRow = typeof organizations.$inferSelect;
+export type NewOrganization = typeof organizations.$inferInsert;
 
 export const PROJECT_STATUSES = ['PLANNING', 'ONGOING', 'ENDED'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
@@ -75,6 +78,8 @@ export const projects = management.table('projects', {
   attributes: jsonb('attributes').$type<Record<string, string>>().notNull().default({}),
   ...audited(),
 }, (t) => [uniqueIndex('projects_project_name_key').on(t.projectName)]);
+export type ProjectRow = typeof projects.$inferSelect;
+export type NewProject = typeof projects.$inferInsert;
 
 /** Groups of subjects within a project (the reference's `radar_group`). */
 export const groups = management.table('groups', {
@@ -82,6 +87,7 @@ export const groups = management.table('groups', {
   projectId: bigint('project_id', { mode: 'number' }).notNull().references(() => projects.id, { onDelete: 'cascade' }),
   name: text('name').notNull(),
 }, (t) => [uniqueIndex('groups_project_name_key').on(t.projectId, t.name)]);
+export type GroupRow = typeof groups.$inferSelect;
 
 /**
  * One row per (authority, project | organization | global); users share it through `role_users`.
@@ -144,6 +150,8 @@ export const sourceTypes = management.table('source_types', {
   appProvider: text('app_provider'),
   ...audited(),
 }, (t) => [uniqueIndex('source_types_producer_model_version_key').on(t.producer, t.model, t.catalogVersion)]);
+export type SourceTypeRow = typeof sourceTypes.$inferSelect;
+export type SourceTypeInsert = typeof sourceTypes.$inferInsert;
 
 /** The topics a source type produces (the reference's `source_data`); deleted with their type. */
 export const sourceData = management.table('source_data', {
@@ -165,6 +173,8 @@ export const sourceData = management.table('source_data', {
   uniqueIndex('source_data_name_key').on(t.sourceDataName),
   index('source_data_source_type_id_idx').on(t.sourceTypeId),
 ]);
+export type SourceDataRow = typeof sourceData.$inferSelect;
+export type SourceDataInsert = typeof sourceData.$inferInsert;
 
 /** Which source types a project uses (the reference's `project_source_type`). */
 export const projectSourceTypes = management.table('project_source_types', {
@@ -194,6 +204,8 @@ export const sources = management.table('sources', {
   index('sources_subject_id_idx').on(t.subjectId),
   index('sources_project_id_idx').on(t.projectId),
 ]);
+export type SourceRow = typeof sources.$inferSelect;
+export type SourceInsert = typeof sources.$inferInsert;
 
 export const REVISION_TYPES = ['ADD', 'MOD', 'DEL'] as const;
 export type RevisionType = (typeof REVISION_TYPES)[number];
@@ -207,6 +219,7 @@ export const revisions = management.table('revisions', {
   timestamp: timestamptz('timestamp').notNull().defaultNow(),
   author: text('author').notNull(),
 });
+export type RevisionRow = typeof revisions.$inferSelect;
 
 /**
  * What one revision changed: per entity, the kind of change and the entity's DTO as it was after
@@ -227,6 +240,7 @@ export const revisionChanges = management.table('revision_changes', {
   index('revision_changes_key_idx').on(t.entityType, t.entityKey, t.revisionId),
   check('revision_changes_type', sql`revision_type in ('ADD', 'MOD', 'DEL')`),
 ]);
+export type RevisionChangeRow = typeof revisionChanges.$inferSelect;
 
 /**
  * OAuth clients (the reference's `oauth_client_details`), lists as text arrays instead of comma
@@ -247,6 +261,8 @@ export const oauthClients = management.table('oauth_client_details', {
   autoApprove: text('autoapprove').array().notNull().default(sql`'{}'::text[]`),
   updatedAt: timestamptz('updated_at').notNull().defaultNow(),
 });
+export type OAuthClientRow = typeof oauthClients.$inferSelect;
+export type OAuthClientInsert = typeof oauthClients.$inferInsert;
 
 /**
  * Every refresh token issued, so each is valid once. A chain of rotations shares `family_id`
@@ -266,6 +282,7 @@ export const refreshTokens = management.table('refresh_tokens', {
   index('refresh_tokens_family_id_idx').on(t.familyId),
   index('refresh_tokens_expires_at_idx').on(t.expiresAt),
 ]);
+export type RefreshTokenInsert = typeof refreshTokens.$inferInsert;
 
 /** The reference's `jhi_persistent_audit_event` with its data map as jsonb. */
 export const auditEvents = management.table('audit_events', {
@@ -278,6 +295,7 @@ export const auditEvents = management.table('audit_events', {
   index('audit_events_principal_date_idx').on(t.principal, t.eventDate),
   index('audit_events_date_idx').on(t.eventDate),
 ]);
+export type AuditEventRow = typeof auditEvents.$inferSelect;
 
 /** The authorization request a sign-in session is answering, validated (oauth/authorize). */
 export interface PendingAuthorization {
@@ -310,6 +328,7 @@ export const oauthSessions = management.table('oauth_sessions', {
   createdAt: timestamptz('created_at').notNull().defaultNow(),
   expiresAt: timestamptz('expires_at').notNull(),
 }, (t) => [index('oauth_sessions_expires_at_idx').on(t.expiresAt)]);
+export type SessionRow = typeof oauthSessions.$inferSelect;
 
 /**
  * Authorization codes (the reference's `oauth_code`), stored as SHA-256 hashes and valid once.
@@ -329,6 +348,7 @@ export const oauthCodes = management.table('oauth_codes', {
   expiresAt: timestamptz('expires_at').notNull(),
   usedAt: timestamptz('used_at'),
 }, (t) => [index('oauth_codes_expires_at_idx').on(t.expiresAt)]);
+export type CodeRow = typeof oauthCodes.$inferSelect;
 
 /**
  * Remembered answers of the consent page (the reference's `oauth_approvals`): one row per user,
@@ -366,6 +386,7 @@ export const metaTokens = management.table('meta_tokens', {
   index('meta_tokens_subject_id_idx').on(t.subjectId),
   index('meta_tokens_expiry_date_idx').on(t.expiryDate),
 ]);
+export type MetaTokenRow = typeof metaTokens.$inferSelect;
 
 /** Secrets generated at the first start and shared by every instance (the session-cookie key). */
 export const serverSecrets = management.table('server_secrets', {

@@ -162,6 +162,17 @@ export function executedRows(result: unknown): Record<string, unknown>[] {
   return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
 }
 
+/**
+ * How many rows a statement changed. postgres.js returns an array (empty without RETURNING) that
+ * carries `count`, so `count` is read before the length; PGlite reports `affectedRows`.
+ */
+export function affectedRows(result: unknown): number {
+  const r = result as { count?: unknown; affectedRows?: unknown; length?: unknown };
+  if (typeof r.count === 'number') return r.count;
+  if (typeof r.affectedRows === 'number') return r.affectedRows;
+  return Array.isArray(r) ? r.length : 0;
+}
+
 const dialect = new PgDialect();
 
 /**

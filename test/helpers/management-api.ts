@@ -7,6 +7,7 @@ import bcrypt from '@node-rs/bcrypt';
 import type { FastifyInstance } from 'fastify';
 import { organizations, projects, roles, roleUsers, users } from '../../src/management/schema.js';
 import { eq } from 'drizzle-orm';
+import { aParticipant } from '../fixtures/management.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked by the assertions
 export type Json = any;
@@ -73,6 +74,13 @@ export function managementClient(app: FastifyInstance, contextPath = '/managemen
     return { login, userId: user!.id, token: await tokenOf(login, password) };
   }
 
+  /** A new subject of `project` created through `POST /api/subjects` by `bearer`; its SubjectDTO. */
+  async function subjectIn(project: { id: number; projectName: string }, bearer: string): Promise<Json> {
+    const res = await call('POST', '/api/subjects', { bearer, body: { project: { id: project.id, projectName: project.projectName } } });
+    if (res.status !== 201) throw new Error(`subject not created: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  }
+
   /** A client-credentials token of a new client holding `scopes` (audience res_ManagementPortal). */
   async function clientCredentials(scopes: readonly string[], adminToken: string): Promise<string> {
     const clientId = unique('client');
@@ -81,5 +89,22 @@ export function managementClient(app: FastifyInstance, contextPath = '/managemen
     return (await token({ grant_type: 'client_credentials' }, basic(clientId, 'secret'))).access_token as string;
   }
 
-  return { token, tokenOf, call, userWithRole, clientCredentials };
+  /**
+   * The principals a resource test asks about, around project `P` (in `main`) and `Q` (in another
+   * organization): main's organization admin, P's and Q's project admins, a participant of P, a
+   * client holding `clientScopes`, and one holding only SUBJECT.READ.
+   */
+  async function principals(P: { id: number; projectName: string }, Q: { projectName: string }, clientScopes: readonly string[], adminToken: string) {
+    const participant = await aParticipant(app.db.db, { project: P, password: 'Passw0rd' });
+    return {
+      orgAdmin: (await userWithRole('ROLE_ORGANIZATION_ADMIN', { organization: 'main' })).token,
+      projectAdmin: (await userWithRole('ROLE_PROJECT_ADMIN', { project: P.projectName })).token,
+      otherAdmin: (await userWithRole('ROLE_PROJECT_ADMIN', { project: Q.projectName })).token,
+      participant: await tokenOf(participant.login, 'Passw0rd'),
+      client: await clientCredentials(clientScopes, adminToken),
+      clientNoRead: await clientCredentials(['SUBJECT.READ'], adminToken),
+    };
+  }
+
+  return { token, tokenOf, call, userWithRole, subjectIn, clientCredentials, principals };
 }

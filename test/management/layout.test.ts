@@ -1,11 +1,12 @@
 /**
  * The management domain's house rules that a reader relies on (ARCHITECTURE.md rule 10, issue 18):
  * only settings.ts reads `Config`; route modules construct no service (plugin.ts builds them);
- * SQL of the resources lives in their `queries` modules; no import cycles between its modules.
+ * SQL lives only in `queries` modules and DTO mappers are pure; no import cycles between its modules.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isQueriesModule, SQL_PATTERN, sqlOutsideQueries } from '../helpers/layout.js';
 
 const root = resolve(import.meta.dirname, '../../src/management');
 
@@ -19,6 +20,11 @@ function tsFiles(dir: string): string[] {
 const files = tsFiles(root);
 const source = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]));
 const name = (file: string) => relative(root, file);
+
+/** Modules with SQL outside a queries module, each with the reason it may. */
+const SQL_ALLOWED: Record<string, string> = {
+  'schema.ts': 'the table declarations: column defaults, checks and partial indexes are SQL fragments',
+};
 
 /** Relative imports (type-only ones included) of a file, as absolute paths of .ts files. */
 function importsOf(file: string): string[] {
@@ -39,10 +45,21 @@ describe('management layout', () => {
     expect(building).toEqual([]);
   });
 
-  it('keeps the resources\' SQL in their queries modules', () => {
-    const resources = files.filter((file) => name(file).startsWith('api/') && !file.endsWith('queries.ts'));
-    const withSql = resources.filter((file) => /from 'drizzle-orm|\b(db|tx)\.(select|insert|update|delete|execute)\(/.test(source.get(file)!)).map(name);
-    expect(withSql).toEqual([]);
+  it('keeps SQL in queries modules only', () => {
+    const byName = new Map(files.map((file) => [name(file), source.get(file)!]));
+    expect(sqlOutsideQueries(byName, SQL_ALLOWED)).toEqual([]);
+    // The pattern sees SQL where it is (every queries module), and each exception still needs its place.
+    const queries = [...byName].filter(([file]) => isQueriesModule(file));
+    expect(queries.length).toBeGreaterThan(20);
+    expect(queries.filter(([, text]) => !SQL_PATTERN.test(text)).map(([file]) => file)).toEqual([]);
+    expect(Object.keys(SQL_ALLOWED).filter((file) => !SQL_PATTERN.test(byName.get(file) ?? ''))).toEqual([]);
+  });
+
+  it('keeps the DTO mappers pure: no database access, nothing awaited', () => {
+    const mappers = files.filter((file) => file.endsWith('dto.ts'));
+    expect(mappers.length).toBeGreaterThan(3);
+    const impure = mappers.filter((file) => /^import (?!type\b)[^;]*from '[^']*(queries|database)\.js'|\basync\b|\bawait\b/m.test(source.get(file)!));
+    expect(impure.map(name)).toEqual([]);
   });
 
   it('has no import cycles between its modules', () => {
@@ -61,6 +78,43 @@ describe('management layout', () => {
       state.set(file, 'done');
     };
     for (const file of files) if (!state.has(file)) visit(file);
+    expect(cycles).toEqual([]);
+  });
+
+  it('has no import cycles between its folders', () => {
+    // A folder's modules may use another folder's only if that one uses nothing of theirs, however
+    // indirectly: oauth/ uses security/, so security/ takes nothing from oauth/. The files at the
+    // root (plugin.ts, settings.ts, schema.ts, errors.ts) are the composition root and the shared
+    // declarations, outside this rule.
+    const folderOf = (file: string) => (name(file).includes('/') ? name(file).split('/')[0]! : undefined);
+    const folders = new Map<string, Map<string, string>>();
+    for (const file of files) {
+      const from = folderOf(file);
+      if (!from) continue;
+      const edges = folders.get(from) ?? new Map<string, string>();
+      folders.set(from, edges);
+      for (const target of importsOf(file)) {
+        const to = source.has(target) ? folderOf(target) : undefined;
+        if (to && to !== from && !edges.has(to)) edges.set(to, `${name(file)} → ${name(target)}`);
+      }
+    }
+    expect([...folders.keys()]).toEqual(expect.arrayContaining(['oauth', 'security', 'session', 'account', 'pairing', 'audit', 'mail', 'authz', 'api']));
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const visit = (folder: string) => {
+      state.set(folder, 'open');
+      stack.push(folder);
+      for (const next of folders.get(folder)?.keys() ?? []) {
+        if (state.get(next) === 'open') {
+          const loop = stack.slice(stack.indexOf(next)).concat(next);
+          cycles.push(loop.slice(1).map((to, i) => folders.get(loop[i]!)!.get(to)!).join(', '));
+        } else if (!state.has(next)) visit(next);
+      }
+      stack.pop();
+      state.set(folder, 'done');
+    };
+    for (const folder of folders.keys()) if (!state.has(folder)) visit(folder);
     expect(cycles).toEqual([]);
   });
 });

@@ -1,17 +1,16 @@
 /** The platform's generic event bus (platform/events.ts): any domain's event map, no domain types of its own. */
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import { EventBus } from '../../src/platform/events.js';
 import { until } from '../helpers/eventually.js';
+import { captureLog } from '../helpers/log-capture.js';
 
 type TestEvents = { 'thing.made': { id: number }; 'thing.gone': string };
 
 function bus() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({ write(chunk: Buffer, _e, done) { lines.push(JSON.parse(chunk.toString('utf8'))); done(); } });
-  return { events: new EventBus<TestEvents>(pino({ level: 'info' }, stream) as unknown as FastifyBaseLogger), lines };
+  const captured = captureLog();
+  return { events: new EventBus<TestEvents>(pino({ level: 'info' }, captured.stream) as unknown as FastifyBaseLogger), lines: captured.lines };
 }
 
 describe('EventBus', () => {
@@ -46,9 +45,9 @@ describe('EventBus', () => {
     events.subscribe('thing.made', async () => { throw new Error('async listener broke'); });
     events.subscribe('thing.made', (e) => { seen.push(e.id); });
     expect(() => events.publish('thing.made', { id: 7 })).not.toThrow();
-    await until(() => expect(lines.filter((l) => l.msg === 'event listener failed')).toHaveLength(2));
+    await until(() => expect(lines().filter((l) => l.msg === 'event listener failed')).toHaveLength(2));
     expect(seen).toEqual([7]);
-    expect(lines.map((l) => [l.type, (l.err as { message: string }).message]).sort())
+    expect(lines().map((l) => [l.type, (l.err as { message: string }).message]).sort())
       .toEqual([['thing.made', 'async listener broke'], ['thing.made', 'listener broke']]);
   });
 });

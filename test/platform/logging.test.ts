@@ -1,22 +1,16 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { captureLog } from '../helpers/log-capture.js';
 import { loggerOptions } from '../../src/platform/logging.js';
 
 /** Everything the app logs, as text. */
-let logged = '';
-const stream = new Writable({
-  write(chunk: Buffer, _encoding, done) {
-    logged += chunk.toString('utf8');
-    done();
-  },
-});
+const captured = captureLog();
 
 let t: TestApp;
 beforeAll(async () => {
   const options = loggerOptions('info'); // the production redaction and serializers
   if (typeof options !== 'object') throw new Error('loggerOptions must return pino options');
-  t = await buildTestApp({}, { logger: { ...options, stream } });
+  t = await buildTestApp({}, { logger: { ...options, stream: captured.stream } });
 });
 afterAll(async () => { await t.close(); });
 
@@ -40,7 +34,7 @@ const secrets = {
 
 /** The request log lines (`incoming request`) of one URL path. */
 function requestLines(path: string): { req: { url: string; headers: Record<string, unknown> } }[] {
-  return logged.split('\n').filter(Boolean).map((line) => JSON.parse(line))
+  return (captured.lines() as unknown as { msg?: string; req: { url: string; headers: Record<string, unknown> } }[])
     .filter((entry) => entry.msg === 'incoming request' && entry.req.url.split('?')[0] === path);
 }
 
@@ -74,10 +68,10 @@ describe('request logs', () => {
     });
     expect(basic.statusCode).toBe(401);
 
-    for (const [name, value] of Object.entries(secrets)) expect(logged, name).not.toContain(value);
+    for (const [name, value] of Object.entries(secrets)) expect(captured.text(), name).not.toContain(value);
     // Nor in the encodings a logger might produce.
-    expect(logged).not.toContain(Buffer.from(`radar:${secrets.basicPassword}`).toString('base64'));
-    expect(logged).not.toContain(encodeURIComponent(secrets.clientSecret));
+    expect(captured.text()).not.toContain(Buffer.from(`radar:${secrets.basicPassword}`).toString('base64'));
+    expect(captured.text()).not.toContain(encodeURIComponent(secrets.clientSecret));
 
     const [line] = requestLines('/projects/p-logging');
     expect(line).toBeDefined();
@@ -106,7 +100,7 @@ describe('request logs', () => {
 
   it('redact a meta-token name in the path (it hands out a refresh token)', async () => {
     await t.app.inject({ method: 'GET', url: '/managementportal/api/meta-token/Sec.ret-1?x=1' });
-    expect(logged).not.toContain('Sec.ret-1');
+    expect(captured.text()).not.toContain('Sec.ret-1');
     const [line] = requestLines('/managementportal/api/meta-token/[Redacted]');
     expect(line!.req.url).toBe('/managementportal/api/meta-token/[Redacted]?x=1');
   });
@@ -114,10 +108,10 @@ describe('request logs', () => {
   it('redact secret query parameters in messages and errors (Fastify quotes raw URLs in some)', async () => {
     t.app.log.info(`Route GET:/managementportal/oauth/check_token?token=${secrets.token}&x=1 not found`);
     t.app.log.error({ err: new Error(`failed: /oauth/token?grant_type=password&password=${secrets.password}`) }, 'boom');
-    expect(logged).not.toContain(secrets.token);
-    expect(logged).not.toContain(secrets.password);
-    expect(logged).toContain('check_token?token=[Redacted]&x=1 not found');
-    expect(logged).toContain('failed: /oauth/token?grant_type=password&password=[Redacted]');
+    expect(captured.text()).not.toContain(secrets.token);
+    expect(captured.text()).not.toContain(secrets.password);
+    expect(captured.text()).toContain('check_token?token=[Redacted]&x=1 not found');
+    expect(captured.text()).toContain('failed: /oauth/token?grant_type=password&password=[Redacted]');
   });
 
   it('leave URLs without secret parameters as they are', async () => {

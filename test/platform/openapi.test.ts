@@ -45,6 +45,18 @@ describe('OpenAPI', () => {
     expect(doc.components.schemas).toHaveProperty('ErrorDetails');
   });
 
+  it('documents the token request with each grant\'s parameters', async () => {
+    const doc = (await t.app.inject('/v3/api-docs')).json();
+    const token = Object.keys(doc.paths).find((path) => path.endsWith('/oauth/token'))!;
+    const { properties } = doc.paths[token].post.requestBody.content['application/json'].schema;
+    expect(Object.keys(properties).sort()).toEqual([
+      'client_id', 'client_secret', 'code', 'code_verifier', 'grant_type', 'password', 'redirect_uri', 'refresh_token', 'scope', 'username',
+    ]);
+    expect(properties.grant_type.description).toBe('authorization_code, client_credentials, password, refresh_token');
+    expect(properties.scope.description).toMatch(/^client_credentials, password, refresh_token grants: /);
+    expect(properties.code_verifier.description).toMatch(/^authorization_code grant: /);
+  });
+
   it('serves Swagger UI', async () => {
     const res = await t.app.inject('/swagger-ui/');
     expect(res.statusCode).toBe(200);

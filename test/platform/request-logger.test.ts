@@ -1,16 +1,15 @@
 /** The lazy per-request logger (platform/logging.ts `requestLoggerFactory`) on a real pino logger. */
-import { Writable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import type { FastifyBaseLogger } from 'fastify';
 import { requestLoggerFactory } from '../../src/platform/logging.js';
+import { captureLog } from '../helpers/log-capture.js';
 
 function logger(level: string) {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({ write(chunk: Buffer, _e, done) { lines.push(JSON.parse(chunk.toString('utf8'))); done(); } });
-  const parent = pino({ level }, stream) as unknown as FastifyBaseLogger;
+  const captured = captureLog();
+  const parent = pino({ level }, captured.stream) as unknown as FastifyBaseLogger;
   const child = vi.spyOn(parent, 'child');
-  return { parent, lines, child };
+  return { parent, lines: captured.lines, child };
 }
 
 describe('request logger', () => {
@@ -19,7 +18,7 @@ describe('request logger', () => {
     const log = requestLoggerFactory(parent, { reqId: 'req-1' }, {});
     log.info({ res: { statusCode: 200 } }, 'request completed');
     log.debug('detail');
-    expect(lines).toEqual([]);
+    expect(lines()).toEqual([]);
     expect(child).not.toHaveBeenCalled();
     expect(log.level).toBe('warn');
   });
@@ -29,7 +28,7 @@ describe('request logger', () => {
     const log = requestLoggerFactory(parent, { reqId: 'req-2' }, {});
     log.info('first');
     log.warn({ code: 7 }, 'second');
-    expect(lines.map((l) => [l.reqId, l.msg, l.code])).toEqual([['req-2', 'first', undefined], ['req-2', 'second', 7]]);
+    expect(lines().map((l) => [l.reqId, l.msg, l.code])).toEqual([['req-2', 'first', undefined], ['req-2', 'second', 7]]);
     expect(child).toHaveBeenCalledTimes(1);
   });
 
@@ -38,6 +37,6 @@ describe('request logger', () => {
     const log = requestLoggerFactory(parent, { reqId: 'req-3' }, { level: 'debug' });
     expect(child).toHaveBeenCalledTimes(1);
     log.debug('visible');
-    expect(lines.map((l) => [l.reqId, l.msg])).toEqual([['req-3', 'visible']]);
+    expect(lines().map((l) => [l.reqId, l.msg])).toEqual([['req-3', 'visible']]);
   });
 });

@@ -1,11 +1,7 @@
 import { and, asc, count, eq, getTableColumns, inArray } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
 import { bulkInsert } from '../../platform/bulk-insert.js';
-import { messages, messageStateEvents, users, type MessageKind, type MessageRow, type NewMessageRow } from '../schema.js';
-
-export type NewStateEvent = typeof messageStateEvents.$inferInsert;
-/** A message with the project and subject it belongs to (for events and listeners). */
-export interface MessageWithOwner { message: MessageRow; projectId: string; subjectId: string }
+import { messages, messageStateEvents, users, type MessageKind, type MessageRow, type NewMessageRow, type NewStateEvent } from '../schema.js';
 
 type InsertedColumn = Exclude<keyof MessageRow, 'id' | 'createdAt' | 'updatedAt'>;
 const INSERT_COLUMNS = Object.keys(getTableColumns(messages)).filter((k) => !['id', 'createdAt', 'updatedAt'].includes(k)) as InsertedColumn[];

@@ -49,6 +49,7 @@ export const NotificationStateEventDto = Type.Object({
   time: InstantOut,
   associatedInfo: nullable(Type.String({ description: 'JSON object of strings, as a string' })),
 });
+export type NotificationStateEventDtoT = Static<typeof NotificationStateEventDto>;
 
 export const StateEventBody = Type.Object({
   state: Type.String({ description: 'DELIVERED, OPENED, DISMISSED, ERRORED or UNKNOWN' }),

@@ -15,6 +15,7 @@ import type { DeliveryState, MessageKind, MessageRow, MessageState, MessageState
 import { requireProject, requireSubject } from '../users/service.js';
 import { setUserMetrics } from '../users/queries.js';
 import * as q from './queries.js';
+import type { NotificationStateEventDtoT, StateEventBodyT } from './schemas.js';
 
 /** What differs between notifications and data messages. */
 export interface MessageCodec<Body, Dto> {
@@ -35,22 +36,7 @@ export const EXTERNAL_STATES: readonly MessageState[] = ['DELIVERED', 'OPENED', 
 /** How many client-reported events one message may collect. */
 export const MAX_EXTERNAL_EVENTS = 20;
 
-export interface StateEventDto {
-  id: number;
-  notificationId: number;
-  state: MessageState;
-  time: number;
-  associatedInfo: string | null;
-}
-
-export interface StateEventBody {
-  state: string;
-  time?: string | number | null;
-  associatedInfo?: string | Record<string, string> | null;
-  notificationId?: number | null;
-}
-
-export const toStateEventDto = (e: MessageStateEventRow): StateEventDto => ({
+export const toStateEventDto = (e: MessageStateEventRow): NotificationStateEventDtoT => ({
   id: e.id,
   notificationId: e.messageId,
   state: e.state,
@@ -61,7 +47,7 @@ export const toStateEventDto = (e: MessageStateEventRow): StateEventDto => ({
 const dedupeKey = (fields: unknown[]) => createHash('sha256').update(JSON.stringify(fields)).digest('base64url');
 
 /** Parses `associatedInfo`: a JSON object of strings given as a string (the reference's form) or inline. */
-function parseAssociatedInfo(value: StateEventBody['associatedInfo']): Record<string, string> | null {
+function parseAssociatedInfo(value: StateEventBodyT['associatedInfo']): Record<string, string> | null {
   if (value === null || value === undefined || value === '') return null;
   let parsed: unknown = value;
   if (typeof value === 'string') {
@@ -230,7 +216,7 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
      * at most MAX_EXTERNAL_EVENTS per message (409). DELIVERED and OPENED update the user's
      * lastDelivered / lastOpened. Returns all events of the message, the new one included.
      */
-    async postStateEvent(projectId: string, subjectId: string, id: number, body: StateEventBody) {
+    async postStateEvent(projectId: string, subjectId: string, id: number, body: StateEventBodyT) {
       // The path names the message; the body's notificationId (the app sends it) may only repeat it.
       if (body.notificationId !== undefined && body.notificationId !== null && body.notificationId !== id) {
         throw new BadRequest(`The notificationId in the body (${body.notificationId}) does not match the path (${id})`);

@@ -1,8 +1,7 @@
 import { and, asc, eq, ne } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
-import { projects, users, type UserRow } from '../schema.js';
+import { projects, users, type UserRow, type NewUser } from '../schema.js';
 
-export type NewUser = typeof users.$inferInsert;
 /** A user with the projectId string of its project, as the DTO shows it. */
 export interface UserWithProject { user: UserRow; projectId: string }
 

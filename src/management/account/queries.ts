@@ -1,10 +1,11 @@
-/** SQL of the account endpoints: the signed-in user's own row, reset and activation keys. */
-import { and, desc, eq, gt, ne, sql } from 'drizzle-orm';
+/**
+ * SQL of the account endpoints (the signed-in user's own row, reset and activation keys) and of
+ * the not-activated-users purge.
+ */
+import { and, desc, eq, exists, gt, inArray, lt, ne, not, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
-import { users } from '../schema.js';
-import type { UserRow } from '../security/queries.js';
+import { roles, roleUsers, subjects, users, type UserRow } from '../schema.js';
 
-export type { UserRow };
 
 /** Another user than `userId` with this e-mail address, if any. */
 export async function otherUserWithEmail(db: Executor, email: string, userId: number): Promise<{ login: string } | undefined> {
@@ -57,4 +58,34 @@ export async function activateByKey(db: Executor, key: string, set: { lastModifi
     .where(eq(users.activationKey, key))
     .returning();
   return row;
+}
+
+/**
+ * Locks and returns, oldest first, up to `limit` users not activated and created before
+ * `createdBefore`, other than `exceptLogin`, that have no role with one of `participantAuthorities`
+ * and no subject record. Rows another transaction has locked are skipped (SKIP LOCKED), so
+ * concurrent callers get disjoint sets.
+ */
+export async function lockNotActivatedUsers(db: Executor, opts: {
+  createdBefore: Date; exceptLogin: string; participantAuthorities: readonly string[]; limit: number;
+}): Promise<UserRow[]> {
+  const participantRole = db.select({ one: roleUsers.userId }).from(roleUsers)
+    .innerJoin(roles, eq(roles.id, roleUsers.roleId))
+    .where(and(eq(roleUsers.userId, users.id), inArray(roles.authorityName, [...opts.participantAuthorities])));
+  const subject = db.select({ one: subjects.id }).from(subjects).where(eq(subjects.userId, users.id));
+  return db.select().from(users)
+    .where(and(
+      eq(users.activated, false),
+      ne(users.login, opts.exceptLogin),
+      lt(users.createdDate, opts.createdBefore),
+      not(exists(participantRole)),
+      not(exists(subject)),
+    ))
+    .orderBy(users.id)
+    .limit(opts.limit)
+    .for('update', { skipLocked: true });
+}
+
+export async function deleteUsers(db: Executor, ids: readonly number[]): Promise<void> {
+  await db.delete(users).where(inArray(users.id, [...ids]));
 }

@@ -27,10 +27,9 @@ import type { UserDtoT } from '../api/users/schemas.js';
 import { loadUserDtos } from '../api/users/queries.js';
 import { findUserByLogin } from '../security/queries.js';
 import { checkPasswordStrength, generateResetKey, isResetKeyShaped } from '../security/password-rules.js';
-import {
-  activateByKey, completePasswordReset, findActivatedUserByEmail, otherUserWithEmail, resetKeyIsValid, updateUser, type UserRow,
-} from './queries.js';
+import { activateByKey, completePasswordReset, findActivatedUserByEmail, otherUserWithEmail, resetKeyIsValid, updateUser } from './queries.js';
 import type { AccountInputT, KeyAndPasswordT } from './schemas.js';
+import type { UserRow } from '../schema.js';
 
 const ENTITY = 'userManagement';
 /** The reference's auditor for changes nobody signed in made (`Constants.SYSTEM_ACCOUNT`). */

@@ -8,8 +8,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../platform/database.js';
 import { sqlState } from '../../platform/database.js';
-import { auditEvents } from '../schema.js';
-import { bulkInsertStatement, rowJson } from '../../platform/bulk-insert.js';
+import { auditEventJson, insertAuditEvents } from './queries.js';
 
 export interface AuditEvent {
   principal: string;
@@ -32,8 +31,6 @@ const MAX_BATCH = 500;
  */
 export const AUDIT_FLUSH_MS = 100;
 
-const insertEvents = bulkInsertStatement(auditEvents, ['principal', 'eventType', 'data', 'eventDate'], { returning: ['id'] });
-
 export function createAuditLog(deps: { db: Database; log: FastifyBaseLogger }): AuditLog {
   /** Each event serialized as it is recorded: one small string per event waits, not an object graph. */
   let queue: string[] = [];
@@ -49,7 +46,7 @@ export function createAuditLog(deps: { db: Database; log: FastifyBaseLogger }): 
       for (let i = 0; i < batch.length; i += MAX_BATCH) {
         const chunk = batch.slice(i, i + MAX_BATCH);
         try {
-          await deps.db.execute(insertEvents(`[${chunk.join(',')}]`));
+          await insertAuditEvents(deps.db, chunk);
         } catch (err) {
           deps.log.error({ sqlState: sqlState(err), events: chunk.length }, 'audit events not written');
         }
@@ -59,7 +56,7 @@ export function createAuditLog(deps: { db: Database; log: FastifyBaseLogger }): 
 
   return {
     record(event) {
-      queue.push(rowJson([event.principal, event.type, event.data, event.date ?? new Date()]));
+      queue.push(auditEventJson(event.principal, event.type, event.data, event.date ?? new Date()));
       if (queue.length >= MAX_BATCH) write();
       else timer ??= setTimeout(write, AUDIT_FLUSH_MS);
     },

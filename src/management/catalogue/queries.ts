@@ -4,8 +4,7 @@
  * winner's transaction and then inserts nothing).
  */
 import type { Executor } from '../../platform/database.js';
-import { sourceData, sourceTypes } from '../schema.js';
-import type { SourceDataRow, SourceTypeRow } from '../api/source-types/dto.js';
+import { sourceData, sourceTypes, type SourceDataRow, type SourceTypeRow } from '../schema.js';
 
 /** `tupleKey` of every source type's (producer, model, catalogVersion); the table holds a catalogue's worth of rows. */
 export async function sourceTypeKeys(db: Executor): Promise<Set<string>> {

@@ -44,7 +44,3 @@ export class MethodNotAllowed extends OAuthError {
   readonly error = 'method_not_allowed';
   override readonly status = 405;
 }
-export class ServerError extends OAuthError {
-  readonly error = 'server_error';
-  override readonly status = 500;
-}

@@ -14,7 +14,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Database } from '../../platform/database.js';
 import { authenticateClient, clientCredentialsOf, type ClientAuthDeps } from './client-authentication.js';
 import { InvalidRequest, OAuthError } from './errors.js';
-import { findRefreshToken } from './refresh-tokens.js';
+import { findRefreshToken } from './queries.js';
 import { OAuthErrorBody } from './schemas.js';
 import type { Claims, TokenVerifier } from './token-signing.js';
 import { emptyFormBody, formParams } from './form-params.js';

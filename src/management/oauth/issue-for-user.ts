@@ -14,7 +14,7 @@ import type { Executor } from '../../platform/database.js';
 import { BadRequest } from '../errors.js';
 import type { OAuthClient } from './clients/client-store.js';
 import { clientScope, loadTokenUser } from './grants/shared.js';
-import { recordRefreshToken } from './refresh-tokens.js';
+import { recordRefreshToken } from './queries.js';
 import { isClientTwin, type TokenIssuer } from './token-issuer.js';
 
 export interface UserTokenRequest {

@@ -1,6 +1,6 @@
 /**
  * `POST /oauth/revoke` (RFC 7009) for refresh tokens. Revoking a refresh token revokes its chain
- * (refresh-tokens.ts `revokeFamily`): the token, every token descended from it, and its already
+ * (queries.ts `revokeFamily`): the token, every token descended from it, and its already
  * used ancestors. As RFC 7009 §2.2 asks, a token that is unknown, invalid, expired or already
  * revoked is answered 200 too. Access tokens are self-contained JWTs that cannot be revoked: 400
  * `unsupported_token_type` (§2.2.1). Another client's refresh token is refused with
@@ -11,7 +11,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authenticateClient, clientCredentialsOf } from './client-authentication.js';
 import { InvalidRequest, OAuthError } from './errors.js';
 import type { IntrospectionDeps } from './introspection.js';
-import { findRefreshToken, revokeFamily } from './refresh-tokens.js';
+import { findRefreshToken, revokeFamily } from './queries.js';
 import { OAuthErrorBody } from './schemas.js';
 import type { Claims } from './token-signing.js';
 import { emptyFormBody, formParams } from './form-params.js';

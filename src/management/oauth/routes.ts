@@ -8,9 +8,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PERMISSION_SCOPES } from '../authz/permissions.js';
 import { oauthErrorHandler } from './error-handler.js';
 import { MethodNotAllowed } from './errors.js';
-import { GRANTS } from './grants/index.js';
+import { GRANTS, TokenRequest } from './grants/index.js';
 import type { KeySet, VerificationKey } from './keystore.js';
-import { AuthorizationServerMetadata, JwkSet, OAuthErrorBody, TokenKeySet, TokenRequest, TokenResponseSchema } from './schemas.js';
+import { AuthorizationServerMetadata, JwkSet, OAuthErrorBody, TokenKeySet, TokenResponse, type JwkT } from './schemas.js';
 import { tokenEndpoint, type TokenEndpointDeps } from './token-endpoint.js';
 import { introspectionRoutes, type IntrospectionDeps } from './introspection.js';
 import { TooManyFailedAttempts } from './limiter.js';
@@ -28,9 +28,8 @@ export interface OAuthRoutesOptions {
   issuer: string;
 }
 
-const jwkOf = (key: VerificationKey) => ({ kid: key.kid, alg: key.alg, use: 'sig' as const, ...key.jwk }) as {
-  kid: string; alg: string; use: 'sig'; kty: string; crv?: string; x?: string; y?: string; n?: string; e?: string;
-};
+// jose's JWK type leaves `kty` optional; a key exported by node:crypto always has it.
+const jwkOf = (key: VerificationKey) => ({ kid: key.kid, alg: key.alg, use: 'sig' as const, ...key.jwk }) as JwkT;
 
 export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async (app, { token, introspection, keys, issuer }) => {
   await app.register(formbody);
@@ -45,7 +44,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
     schema: {
       tags, summary: 'Token endpoint (password, client_credentials, refresh_token, authorization_code)',
       description: 'Client authentication by HTTP Basic, or by `client_id`/`client_secret` in the form or query string. Public clients use an empty secret.',
-      body: TokenRequest, response: { 200: TokenResponseSchema, ...errors },
+      body: TokenRequest, response: { 200: TokenResponse, ...errors },
       security: [{ clientBasic: [] }, {}],
     },
     // All parameters may come in the query string instead (real clients send them there).

@@ -1,5 +1,5 @@
 /** Schemas of the OAuth endpoints (request bodies, responses, the OAuth error body). */
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 export const OAuthErrorBody = Type.Object({
   error: Type.String({ examples: ['invalid_grant'] }),
@@ -7,23 +7,7 @@ export const OAuthErrorBody = Type.Object({
   scope: Type.Optional(Type.String()),
 }, { description: 'RFC 6749 §5.2 error body' });
 
-const param = (description: string) => Type.Optional(Type.String({ description }));
-
-/** Every token-request parameter of the built grants; they may come in the query string too. */
-export const TokenRequest = Type.Object({
-  grant_type: param('password, client_credentials, refresh_token or authorization_code'),
-  scope: param('Space-separated scopes (a subset of the client\'s)'),
-  username: param('password grant'),
-  password: param('password grant'),
-  refresh_token: param('refresh_token grant'),
-  code: param('authorization_code grant: the code the redirect carried'),
-  redirect_uri: param('authorization_code grant: repeated when the authorization request named it'),
-  code_verifier: param('authorization_code grant: the PKCE verifier (RFC 7636) when the request had a code_challenge'),
-  client_id: param('Client authentication by parameters (instead of HTTP Basic)'),
-  client_secret: param('Client authentication by parameters; empty for a public client'),
-}, { description: 'application/x-www-form-urlencoded token request' });
-
-export const TokenResponseSchema = Type.Object({
+export const TokenResponse = Type.Object({
   access_token: Type.String(),
   token_type: Type.Literal('bearer'),
   refresh_token: Type.Optional(Type.String()),
@@ -37,7 +21,9 @@ export const TokenResponseSchema = Type.Object({
   grant_type: Type.String(),
   jti: Type.String(),
 });
+export type TokenResponseT = Static<typeof TokenResponse>;
 
+/** The public key members of the key sets (radar-auth's `kid`/`alg` plus RFC 7517 members). */
 const JwkMembers = {
   kid: Type.String(),
   kty: Type.String({ examples: ['EC', 'RSA'] }),
@@ -57,7 +43,10 @@ export const TokenKeySet = Type.Object({
   })),
 }, { description: 'The reference\'s key set with standard JWK members added' });
 
-export const JwkSet = Type.Object({ keys: Type.Array(Type.Object(JwkMembers)) }, { description: 'RFC 7517 JWK set' });
+const Jwk = Type.Object(JwkMembers);
+export type JwkT = Static<typeof Jwk>;
+
+export const JwkSet = Type.Object({ keys: Type.Array(Jwk) }, { description: 'RFC 7517 JWK set' });
 
 export const AuthorizationServerMetadata = Type.Object({
   issuer: Type.String(),

@@ -8,9 +8,7 @@ import type { OAuthClient } from './clients/client-store.js';
 import { authenticateClient, clientCredentialsOf, type ClientAuthDeps } from './client-authentication.js';
 import { InvalidClient, InvalidGrant, InvalidRequest, UnsupportedGrantType } from './errors.js';
 import { GRANTS, type Grant, type GrantDeps, type TokenParams } from './grants/index.js';
-import type { TokenResponse } from './token-issuer.js';
-
-export { clientCredentialsOf, type ClientCredentials } from './client-authentication.js';
+import type { TokenResponseT } from './schemas.js';
 
 function selectGrant(grantType: string | undefined): Grant {
   if (!grantType) throw new InvalidRequest('Missing grant type');
@@ -33,7 +31,7 @@ export interface TokenEndpointDeps extends GrantDeps, ClientAuthDeps {}
  * The password grant's user authentication is limited like client authentication: per
  * (username, client IP); a wrong password (the grant's only `invalid_grant`) counts as a failure.
  */
-async function dispatch(deps: TokenEndpointDeps, grant: Grant, client: OAuthClient, params: TokenParams, ip: string): Promise<TokenResponse> {
+async function dispatch(deps: TokenEndpointDeps, grant: Grant, client: OAuthClient, params: TokenParams, ip: string): Promise<TokenResponseT> {
   if (grant.grantType !== 'password' || !deps.limiter) return grant.handle({ client, params }, deps);
   const username = (params.username ?? '').toLowerCase();
   deps.limiter.check(username, ip);
@@ -48,7 +46,7 @@ async function dispatch(deps: TokenEndpointDeps, grant: Grant, client: OAuthClie
 /** `ip`: the client's address (the socket's, or X-Forwarded-For's behind a trusted proxy). */
 export async function tokenEndpoint(
   deps: TokenEndpointDeps, authorization: string | undefined, params: TokenParams, ip = '',
-): Promise<TokenResponse> {
+): Promise<TokenResponseT> {
   const client = await authenticateClient(deps, clientCredentialsOf(authorization, params), ip);
   const grant = selectGrant(params.grant_type);
   checkGrantAllowed(client, grant);

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { OAuthClient } from './clients/client-store.js';
 import { InvalidGrant } from './errors.js';
+import type { TokenResponseT } from './schemas.js';
 import type { Claims, TokenSigner } from './token-signing.js';
 
 /** The spring-security-oauth2 defaults when a client sets no validity `[lib]`. */
@@ -38,23 +39,8 @@ export interface IssueRequest {
   refreshJti?: string;
 }
 
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'bearer';
-  refresh_token?: string;
-  expires_in: number;
-  scope: string;
-  sub?: string;
-  sources?: string[];
-  roles?: string[];
-  iat: number;
-  iss: string;
-  grant_type: string;
-  jti: string;
-}
-
 export interface IssuedTokens {
-  body: TokenResponse;
+  body: TokenResponseT;
   accessClaims: Claims;
   refresh?: { jti: string; expiresAt: Date; claims: Claims };
 }
@@ -123,7 +109,7 @@ export function createTokenIssuer(deps: { signer: TokenSigner; issuer: string; n
       claims.jti = jti;
       const accessToken = deps.signer.sign(claims);
 
-      const body: TokenResponse = {
+      const body: TokenResponseT = {
         access_token: '',
         token_type: 'bearer',
         expires_in: accessValidity,

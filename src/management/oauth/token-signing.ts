@@ -13,23 +13,15 @@
 import { createCryptoWorker } from './crypto-worker.js';
 import type { KeySet } from './keystore.js';
 import { InvalidToken } from './errors.js';
+import type { Claims, TokenVerifier } from '../security/token-verifier.js';
 
-export type Claims = Record<string, unknown>;
+export type { Claims, TokenVerifier };
 
 const b64url = (data: string | Buffer) => Buffer.from(data).toString('base64url');
 
 export interface TokenSigner {
   /** Signs with the key set's signing key, on the crypto worker. */
   sign(claims: Claims): Promise<string>;
-}
-
-export interface TokenVerifier {
-  /**
-   * Checks signature and `exp` (against `nowSeconds`) and returns the claims. Any failure (not a
-   * JWT, unknown key, bad signature, expired) is `InvalidToken` with the reference's description.
-   * Tokens without `kid` (signed by the reference) are tried against every key.
-   */
-  verify(token: string, nowSeconds: number): Promise<Claims>;
 }
 
 export interface TokenSigning extends TokenSigner, TokenVerifier {

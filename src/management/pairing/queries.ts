@@ -1,9 +1,8 @@
 /** SQL for meta-tokens (managementportal.md §5). Plain functions over an executor; no rules here. */
 import { and, eq, gt, inArray, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
-import { metaTokens, projects, roles, roleUsers, subjects, users } from '../schema.js';
+import { metaTokens, projects, roles, roleUsers, subjects, users, type MetaTokenRow } from '../schema.js';
 
-export type MetaTokenRow = typeof metaTokens.$inferSelect;
 
 /** A subject as pairing needs it: its id and its user's. */
 export interface PairingSubject {

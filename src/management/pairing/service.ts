@@ -24,7 +24,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { EntityDetails } from '../authz/oracle.js';
 import { AccessDenied, BadRequest, NotFound, RadarWebApplicationException } from '../errors.js';
 import { isoInstant } from '../http/instants.js';
-import { findClient, type OAuthClientRow } from '../oauth/clients/queries.js';
+import { findClient } from '../oauth/clients/queries.js';
 import { issueRefreshTokenForUser } from '../oauth/issue-for-user.js';
 import type { TokenIssuer } from '../oauth/token-issuer.js';
 import { PRIVACY_POLICY_URL } from '../api/projects/dto.js';
@@ -34,6 +34,7 @@ import {
   claimMetaToken, deleteMetaToken, findMetaToken, findSubjectById, findSubjectByLogin, insertMetaToken, subjectLoginAndProjectAttributes,
 } from './queries.js';
 import { TOKEN_NAME, type ClientPairInfoDtoT, type PairQueryT, type TokenDtoT } from './schemas.js';
+import type { OAuthClientRow } from '../schema.js';
 
 const ENTITY = 'meta-token';
 /** The reference's `SHORT_ID_LENGTH` and `LONG_ID_LENGTH`. */

@@ -13,10 +13,6 @@ import { hasPermission, hasScope, referentsOf, type EntityDetails, type Referent
 import { AccessDenied } from '../errors.js';
 import type { MpAuth } from './principal.js';
 
-export { hasScope };
-
-/** radar-auth `hasPermission` without an entity: only global roles and client credentials pass. */
-export const hasGlobalPermission = (auth: MpAuth, scope: string): boolean => hasPermission(auth, scope, {});
 
 const describe = (entity: EntityDetails) =>
   `EntityDetails(organization=${entity.organization ?? null}, project=${entity.project ?? null}, subject=${entity.subject ?? null}, user=${entity.user ?? null}, source=${entity.source ?? null})`;

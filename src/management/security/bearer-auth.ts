@@ -25,10 +25,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../../platform/database.js';
-import type { TokenVerifier } from '../oauth/token-signing.js';
 import { findUserWithRoles, type UserRole } from './queries.js';
 import { BearerUnauthorized, noCredentials, REALM, type MpAuth } from './principal.js';
 import type { SessionAuth } from './session-auth.js';
+import type { TokenVerifier } from './token-verifier.js';
 
 export const RESOURCE_ID = 'res_ManagementPortal';
 

@@ -7,7 +7,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ErrorVm } from '../http/error-schemas.js';
-import { SESSION_COOKIE, type SessionAuth } from './session-auth.js';
+import { SESSION_COOKIE } from '../session/sessions.js';
+import type { SessionAuth } from './session-auth.js';
 
 export interface LogoutRoutesOptions {
   session: SessionAuth;

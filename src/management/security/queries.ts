@@ -4,9 +4,8 @@
  */
 import { eq, inArray, sql } from 'drizzle-orm';
 import { executedRows, type Executor } from '../../platform/database.js';
-import { users } from '../schema.js';
+import { users, type UserRow } from '../schema.js';
 
-export type UserRow = typeof users.$inferSelect;
 
 export async function findUserByLogin(db: Executor, login: string): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(eq(users.login, login)).limit(1);

@@ -15,13 +15,10 @@ import type { FastifyRequest } from 'fastify';
 import type { Database } from '../../platform/database.js';
 import { narrowScopes, PERMISSION_SCOPES } from '../authz/permissions.js';
 import { AccessDenied } from '../errors.js';
-import { FRONTEND_CLIENT_ID } from '../oauth/clients/startup.js';
-import type { Session, SessionStore } from '../session/sessions.js';
+import { FRONTEND_CLIENT_ID, SESSION_COOKIE, type Session, type SessionStore } from '../session/sessions.js';
 import { findUserWithRoles } from './queries.js';
 import { noCredentials, type MpAuth } from './principal.js';
 
-/** The cookie the sign-in pages set (oauth/authorize/routes.ts `COOKIE`); the session-auth test signs in through those pages. */
-export const SESSION_COOKIE = 'mp_oauth_session';
 const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export interface SessionAuthDeps {

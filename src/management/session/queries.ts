@@ -1,9 +1,8 @@
-/** SQL for sign-in sessions. Plain functions over an executor; no rules here. */
+/** SQL for sign-in sessions and the stored session secret. Plain functions over an executor; no rules here. */
 import { and, eq, gt, lt } from 'drizzle-orm';
-import type { Executor } from '../../platform/database.js';
-import { oauthSessions, users } from '../schema.js';
+import { affectedRows, type Executor } from '../../platform/database.js';
+import { oauthSessions, serverSecrets, users, type SessionRow } from '../schema.js';
 
-export type SessionRow = typeof oauthSessions.$inferSelect;
 
 export async function insertSession(db: Executor, row: typeof oauthSessions.$inferInsert): Promise<void> {
   await db.insert(oauthSessions).values(row);
@@ -33,6 +32,17 @@ export async function deleteSessionsOfUser(db: Executor, login: string): Promise
   await db.delete(oauthSessions).where(eq(oauthSessions.userLogin, login));
 }
 
-export async function deleteExpiredSessions(db: Executor, now: Date): Promise<void> {
-  await db.delete(oauthSessions).where(lt(oauthSessions.expiresAt, now));
+/** Deletes sessions expired before `now`; returns how many. */
+export async function deleteExpiredSessions(db: Executor, now: Date): Promise<number> {
+  return affectedRows(await db.delete(oauthSessions).where(lt(oauthSessions.expiresAt, now)));
+}
+
+/** Stores a server secret unless one of that name exists (the first writer's value stays). */
+export async function insertServerSecretIfAbsent(db: Executor, name: string, value: string): Promise<void> {
+  await db.insert(serverSecrets).values({ name, value }).onConflictDoNothing();
+}
+
+export async function findServerSecret(db: Executor, name: string): Promise<string | undefined> {
+  const [row] = await db.select({ value: serverSecrets.value }).from(serverSecrets).where(eq(serverSecrets.name, name)).limit(1);
+  return row?.value;
 }

@@ -16,6 +16,10 @@ import type { PendingAuthorization } from '../schema.js';
 import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession, updateSession } from './queries.js';
 
 export const SESSION_TTL_SECONDS = 3600;
+/** The cookie the sign-in pages set and session authentication reads. */
+export const SESSION_COOKIE = 'mp_oauth_session';
+/** The admin UI's OAuth client: a signed-in session acts as a token of this client would. */
+export const FRONTEND_CLIENT_ID = 'ManagementPortalapp';
 
 export interface Session {
   /** The id the cookie carries (never stored). */

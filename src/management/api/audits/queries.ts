@@ -2,9 +2,8 @@
 import { and, asc, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
 import type { Page } from '../../http/paging.js';
-import { auditEvents } from '../../schema.js';
+import { auditEvents, type AuditEventRow } from '../../schema.js';
 
-export type AuditEventRow = typeof auditEvents.$inferSelect;
 
 /** Sortable properties: the reference entity's names and the DTO's. */
 export const AUDIT_SORTS = ['id', 'auditEventDate', 'timestamp', 'principal', 'auditEventType', 'type'] as const;

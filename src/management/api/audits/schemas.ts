@@ -15,6 +15,5 @@ export const AuditsQuery = Type.Object({
   fromDate: Type.Optional(Type.String({ format: 'date', description: 'First day (UTC), `YYYY-MM-DD`' })),
   toDate: Type.Optional(Type.String({ format: 'date', description: 'Last day (UTC, included), `YYYY-MM-DD`' })),
 });
-export type AuditsQueryT = Static<typeof AuditsQuery>;
 
 export const AuditParams = Type.Object({ id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) });

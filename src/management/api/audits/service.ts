@@ -10,8 +10,9 @@ import type { Database } from '../../../platform/database.js';
 import { NotFound } from '../../errors.js';
 import type { Page } from '../../http/paging.js';
 import type { AuditLog } from '../../audit/audit-log.js';
-import { findAuditEvent, listAuditEvents, type AuditEventRow, type AuditSort } from './queries.js';
+import { findAuditEvent, listAuditEvents, type AuditSort } from './queries.js';
 import type { AuditEventDtoT } from './schemas.js';
+import type { AuditEventRow } from '../../schema.js';
 
 const DAY_MS = 86_400_000;
 

@@ -1,9 +1,8 @@
 /** SQL of `/api/projects/{projectName}/groups`. */
 import { and, asc, count, eq, inArray, or } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
-import { groups, roles, roleUsers, subjects, users } from '../../schema.js';
+import { groups, roles, roleUsers, subjects, users, type GroupRow } from '../../schema.js';
 
-export type GroupRow = typeof groups.$inferSelect;
 
 export async function groupsOfProject(db: Executor, projectId: number): Promise<GroupRow[]> {
   return db.select().from(groups).where(eq(groups.projectId, projectId)).orderBy(asc(groups.id));

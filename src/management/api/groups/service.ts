@@ -22,9 +22,9 @@ import { projectEntity } from '../projects/service.js';
 import type { Actor } from '../../security/authorization.js';
 import {
   countSubjectsInGroup, deleteGroup, findGroup, findSubjects, groupsOfProject, insertGroup, setSubjectsGroup, unsetSubjectsGroup,
-  type GroupRow,
 } from './queries.js';
 import type { GroupDtoT, GroupInputT, GroupSubjectsPatchT, SubjectRefT } from './schemas.js';
+import type { GroupRow } from '../../schema.js';
 
 const ENTITY = 'group';
 const OBJECT = 'groupDTO';

@@ -11,8 +11,9 @@ import { Conflict, ErrorVmException, Forbidden, NotFound } from '../../errors.js
 import { findUserByLogin } from '../../security/queries.js';
 import { hashSecret, type ClientStore } from '../../oauth/clients/client-store.js';
 import { SECRETLESS_CLIENT_CREDENTIALS, secretlessClientCredentials } from '../../oauth/clients/startup.js';
-import { deleteClient, findClient, insertClient, listClients, updateClient, type OAuthClientRow } from '../../oauth/clients/queries.js';
+import { deleteClient, findClient, insertClient, listClients, updateClient } from '../../oauth/clients/queries.js';
 import type { ClientDetailsDtoT, ClientDetailsInputT } from './schemas.js';
+import type { OAuthClientRow } from '../../schema.js';
 
 const ENTITY = 'oauthClient';
 

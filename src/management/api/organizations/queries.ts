@@ -1,11 +1,9 @@
 /** SQL of `/api/organizations`. */
 import { asc, eq, inArray, or } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
-import { organizations, projects } from '../../schema.js';
+import { organizations, projects, type OrganizationRow, type NewOrganization } from '../../schema.js';
 import type { Visibility } from '../projects/queries.js';
 
-export type OrganizationRow = typeof organizations.$inferSelect;
-export type NewOrganization = typeof organizations.$inferInsert;
 
 export async function findOrganizationById(db: Executor, id: number): Promise<OrganizationRow | undefined> {
   const [row] = await db.select().from(organizations).where(eq(organizations.id, id)).limit(1);

@@ -22,10 +22,9 @@ import { ENTITY_ID, ENTITY_ID_PATTERN, type OrganizationInputT } from '../projec
 import { visibilityOf } from '../projects/service.js';
 import type { Actor } from '../../security/authorization.js';
 import { recordRevision } from '../revisions/queries.js';
-import {
-  findOrganizationById, insertOrganization, listOrganizations, updateOrganization, type OrganizationRow,
-} from './queries.js';
+import { findOrganizationById, insertOrganization, listOrganizations, updateOrganization } from './queries.js';
 import type { OrganizationWithProjectsDtoT } from './schemas.js';
+import type { OrganizationRow } from '../../schema.js';
 
 const ENTITY = 'organization';
 const OBJECT = 'organizationDTO';

@@ -7,8 +7,8 @@
  */
 import { Type, type Static } from 'typebox';
 import { nonNull } from '../../http/json.js';
-import type { organizations, projects } from '../../schema.js';
-import { SourceTypeDto, type SourceTypeDtoT, type SourceTypeRow } from '../source-types/dto.js';
+import type { OrganizationRow, SourceTypeRow } from '../../schema.js';
+import { SourceTypeDto, type SourceTypeDtoT } from '../source-types/dto.js';
 
 export const HUMAN_READABLE_NAME = 'Human-readable-project-name';
 export const PRIVACY_POLICY_URL = 'Privacy-policy-url';
@@ -40,8 +40,6 @@ export const ProjectDto = Type.Object({
 }, { description: 'A project (study)' });
 export type ProjectDtoT = Static<typeof ProjectDto>;
 
-export type OrganizationRow = typeof organizations.$inferSelect;
-export type ProjectRow = typeof projects.$inferSelect;
 
 export const organizationDto = (row: OrganizationRow): OrganizationDtoT =>
   ({ id: row.id, name: row.name, description: row.description, location: row.location });

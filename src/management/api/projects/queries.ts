@@ -7,11 +7,12 @@ import { isoInstant } from '../../http/instants.js';
 import type { RoleRow } from '../roles/dto.js';
 import { roleColumns } from '../roles/queries.js';
 import type { SourceTypeDtoT } from '../source-types/dto.js';
-import { groups, organizations, projects, projectSourceTypes, roles, roleUsers, sources, sourceTypes, subjects } from '../../schema.js';
-import { HUMAN_READABLE_NAME, organizationDto, reducedSourceTypeDto, type OrganizationRow, type ProjectDtoOptions, type ProjectDtoT } from './dto.js';
+import {
+  groups, organizations, projects, projectSourceTypes, roles, roleUsers, sources, sourceTypes, subjects, type ProjectRow, type NewProject,
+  type OrganizationRow,
+} from '../../schema.js';
+import { HUMAN_READABLE_NAME, organizationDto, reducedSourceTypeDto, type ProjectDtoOptions, type ProjectDtoT } from './dto.js';
 
-export type ProjectRow = typeof projects.$inferSelect;
-export type NewProject = typeof projects.$inferInsert;
 
 /** A project with the name of its organization (null for a legacy project without one). */
 export interface ProjectWithOrganization {

@@ -60,4 +60,3 @@ export const ProjectInput = Type.Object({
 }, { additionalProperties: false, description: 'ProjectDTO as sent on create and update' });
 export type ProjectInputT = Static<typeof ProjectInput>;
 
-export const MinimalProjectDto = Type.Object({ id: Type.Integer(), projectName: Type.String() });

@@ -21,12 +21,12 @@ import { pageOf, type Page } from '../../http/paging.js';
 import { enumValue, requireField, ValidationFailed, type FieldError } from '../../http/validation.js';
 import { recordRevision } from '../revisions/queries.js';
 import { roleDto, type RoleDtoT } from '../roles/dto.js';
-import { PROJECT_STATUSES } from '../../schema.js';
+import { PROJECT_STATUSES, type OrganizationRow, type NewProject } from '../../schema.js';
 import type { SourceTypeDtoT } from '../source-types/dto.js';
-import { HUMAN_READABLE_NAME, type OrganizationRow, type ProjectDtoT } from './dto.js';
+import { HUMAN_READABLE_NAME, type ProjectDtoT } from './dto.js';
 import {
-  deleteProject, existingSourceTypeIds, findOrganizationByName, findProjectById, findProjectByName, insertProject, loadProjectDtos, loadProjectSourceTypes, pageProjects, PROJECT_SORT,
-  projectUsage, rolesOfProject, setProjectSourceTypes, updateProject, type NewProject, type ProjectSort,
+  deleteProject, existingSourceTypeIds, findOrganizationByName, findProjectById, findProjectByName, insertProject, loadProjectDtos,
+  loadProjectSourceTypes, pageProjects, PROJECT_SORT, projectUsage, rolesOfProject, setProjectSourceTypes, updateProject, type ProjectSort,
   type ProjectWithOrganization, type Visibility,
 } from './queries.js';
 import { ENTITY_ID, ENTITY_ID_PATTERN, type ProjectInputT, type ProjectListQueryT } from './schemas.js';

@@ -7,9 +7,8 @@
 import { asc, count, desc, eq, inArray, and } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
 import type { Page } from '../../http/paging.js';
-import { revisionChanges, revisions, type RevisionType } from '../../schema.js';
+import { revisionChanges, revisions, type RevisionType, type RevisionRow } from '../../schema.js';
 
-export type RevisionRow = typeof revisions.$inferSelect;
 
 /** Sortable properties; `auditor` is the reference's name for the author (the UI sorts by it). */
 export const REVISION_SORTS = ['id', 'timestamp', 'author', 'auditor'] as const;

@@ -6,8 +6,9 @@
 import type { Database } from '../../../platform/database.js';
 import { NotFound } from '../../errors.js';
 import type { Page } from '../../http/paging.js';
-import { changesOfRevisions, findRevision, listRevisions, type RevisionRow, type RevisionSort } from './queries.js';
+import { changesOfRevisions, findRevision, listRevisions, type RevisionSort } from './queries.js';
 import type { RevisionInfoDtoT } from './schemas.js';
+import type { RevisionRow } from '../../schema.js';
 
 type Change = Awaited<ReturnType<typeof changesOfRevisions>>[number];
 

@@ -9,13 +9,14 @@ import { BadRequest, NotFound } from '../../errors.js';
 import type { Page } from '../../http/paging.js';
 import { recordRevision } from '../revisions/queries.js';
 import { loadSourceTypeDtos } from '../source-types/queries.js';
-import { sourceDataDto, type SourceDataDtoT, type SourceTypeRow } from '../source-types/dto.js';
+import { sourceDataDto, type SourceDataDtoT } from '../source-types/dto.js';
 import {
   deleteSourceData, findSourceDataById, findSourceDataByName, findSourceTypeById, insertSourceData, pageSourceData,
   updateSourceData, type SourceDataSort,
 } from '../source-types/queries.js';
 import type { SourceDataInputT } from '../source-types/schemas.js';
 import { displayName, requireFreeSourceDataNames, sourceDataColumns } from '../source-types/service.js';
+import type { SourceTypeRow } from '../../schema.js';
 
 const ENTITY = 'sourceData';
 const OBJECT = 'sourceDataDTO';

@@ -5,7 +5,7 @@
 import { Type, type Static } from 'typebox';
 import { nullable } from '../../../platform/schemas.js';
 import { nonNull } from '../../http/json.js';
-import type { sourceData, sourceTypes } from '../../schema.js';
+import type { SourceDataRow, SourceTypeRow } from '../../schema.js';
 
 const str = () => nullable(Type.String());
 
@@ -39,8 +39,6 @@ export const SourceTypeDto = Type.Object({
 }, { description: 'A kind of device or app' });
 export type SourceTypeDtoT = Static<typeof SourceTypeDto>;
 
-export type SourceTypeRow = typeof sourceTypes.$inferSelect;
-export type SourceDataRow = typeof sourceData.$inferSelect;
 
 export function sourceDataDto(row: SourceDataRow, type?: SourceTypeRow): SourceDataDtoT {
   const dto: SourceDataDtoT = {

@@ -2,11 +2,12 @@
 import { and, asc, count, desc, eq, inArray, ne, notInArray, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
 import type { Page } from '../../http/paging.js';
-import { projects, projectSourceTypes, sourceData, sources, sourceTypes } from '../../schema.js';
-import { sourceTypeDto, type SourceDataRow, type SourceTypeDtoT, type SourceTypeRow } from './dto.js';
+import {
+  projects, projectSourceTypes, sourceData, sources, sourceTypes, type SourceTypeInsert, type SourceDataInsert, type SourceDataRow,
+  type SourceTypeRow,
+} from '../../schema.js';
+import { sourceTypeDto, type SourceTypeDtoT } from './dto.js';
 
-export type SourceTypeInsert = typeof sourceTypes.$inferInsert;
-export type SourceDataInsert = typeof sourceData.$inferInsert;
 
 /** ORDER BY for a page's `sort`, with `tiebreak` last so pages are stable. */
 export function orderByOf<P extends string>(page: Page<P>, columns: Record<P, AnyColumn>, tiebreak: AnyColumn): SQL[] {

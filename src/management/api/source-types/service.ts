@@ -13,13 +13,14 @@ import { BadRequest, Conflict, Forbidden, NotFound } from '../../errors.js';
 import type { Page } from '../../http/paging.js';
 import { fieldError, ValidationFailed, type FieldError } from '../../http/validation.js';
 import { recordRevision } from '../revisions/queries.js';
-import { sourceTypeDto, type SourceTypeDtoT, type SourceTypeRow } from './dto.js';
+import { sourceTypeDto, type SourceTypeDtoT } from './dto.js';
 import {
-  deleteSourceData, deleteSourceType, findSourceTypeById, findSourceTypeByKey, insertSourceData, insertSourceType,
-  loadSourceTypeDtos, pageSourceTypeIds, projectNamesUsingType, sourceDataNamesTaken, sourceDataOfType, sourceNamesUsingType, sourceTypeKeyTaken,
-  sourceTypesOf, updateSourceData, updateSourceType, type SourceDataInsert, type SourceTypeSort,
+  deleteSourceData, deleteSourceType, findSourceTypeById, findSourceTypeByKey, insertSourceData, insertSourceType, loadSourceTypeDtos,
+  pageSourceTypeIds, projectNamesUsingType, sourceDataNamesTaken, sourceDataOfType, sourceNamesUsingType, sourceTypeKeyTaken, sourceTypesOf,
+  updateSourceData, updateSourceType, type SourceTypeSort,
 } from './queries.js';
 import type { SourceDataInputT, SourceTypeInputT } from './schemas.js';
+import type { SourceTypeRow, SourceDataInsert } from '../../schema.js';
 
 const ENTITY = 'sourceType';
 const OBJECT = 'sourceTypeDTO';

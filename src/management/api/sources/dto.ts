@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { nullable } from '../../../platform/schemas.js';
-import type { sources, sourceTypes } from '../../schema.js';
+import type { SourceRow, sourceTypes } from '../../schema.js';
 import { SourceTypeDto } from '../source-types/dto.js';
 
 export const MinimalSourceDto = Type.Object({
@@ -21,7 +21,6 @@ export const MinimalSourceDto = Type.Object({
 }, { description: 'A source as a subject lists it' });
 export type MinimalSourceDtoT = Static<typeof MinimalSourceDto>;
 
-export type SourceRow = typeof sources.$inferSelect;
 type TypeRow = Pick<typeof sourceTypes.$inferSelect, 'id' | 'producer' | 'model' | 'catalogVersion'>;
 
 export const minimalSourceDto = (row: SourceRow, type: TypeRow | null | undefined): MinimalSourceDtoT => ({

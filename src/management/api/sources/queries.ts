@@ -3,12 +3,12 @@ import { and, asc, count, eq, inArray, ne, or, sql, type SQL } from 'drizzle-orm
 import type { Executor } from '../../../platform/database.js';
 import type { Page } from '../../http/paging.js';
 import {
-  organizations, projects, projectSourceTypes, revisionChanges, roles, roleUsers, sources, sourceTypes, subjects, users,
+  organizations, projects, projectSourceTypes, revisionChanges, roles, roleUsers, sources, sourceTypes, subjects, users, type SourceInsert,
+  type SourceRow,
 } from '../../schema.js';
 import { loadSourceTypeDtos, orderByOf } from '../source-types/queries.js';
-import { minimalSourceDto, type MinimalSourceDtoT, type SourceDtoT, type SourceRow } from './dto.js';
+import { minimalSourceDto, type MinimalSourceDtoT, type SourceDtoT } from './dto.js';
 
-export type SourceInsert = typeof sources.$inferInsert;
 
 export const SOURCE_SORT = {
   id: sources.id, sourceId: sources.sourceId, sourceName: sources.sourceName,

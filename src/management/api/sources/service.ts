@@ -21,7 +21,6 @@ import type { Page } from '../../http/paging.js';
 import { recordRevision } from '../revisions/queries.js';
 import { findSourceTypeById, findSourceTypeByKey } from '../source-types/queries.js';
 import { requireFields } from '../source-types/service.js';
-import type { SourceTypeRow } from '../source-types/dto.js';
 import { minimalSourceDto, type MinimalSourceDtoT, type SourceDtoT } from './dto.js';
 import {
   deleteSource, everAssigned, findProject, findSource, findSubjectByLogin, insertSource, loadSourceDtos, pageProjectSources, pageSources,
@@ -29,6 +28,7 @@ import {
   type SourceRef, type SourceSort,
 } from './queries.js';
 import type { SourceInputT } from './schemas.js';
+import type { SourceTypeRow } from '../../schema.js';
 
 const ENTITY = 'source';
 const OBJECT = 'sourceDTO';

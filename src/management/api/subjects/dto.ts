@@ -10,7 +10,7 @@ import type { ProjectDtoT } from '../projects/dto.js';
 import { roleDto, type RoleDtoT } from '../roles/dto.js';
 import type { MinimalSourceDtoT } from '../sources/dto.js';
 import type { ListedSubjectRow, SubjectRow } from './queries.js';
-import { SUBJECT_STATUSES, type SubjectDtoT, type SubjectStatus } from './schemas.js';
+import type { SubjectDtoT, SubjectStatus } from './schemas.js';
 
 /** `SubjectMapperDecorator.getSubjectStatus`: from the user's `activated` and the subject's `removed`. */
 export function subjectStatus(activated: boolean, removed: boolean): SubjectStatus {
@@ -22,8 +22,6 @@ export function subjectStatus(activated: boolean, removed: boolean): SubjectStat
 export function statusFlags(status: SubjectStatus): { activated: boolean; removed: boolean } {
   return { activated: status === 'ACTIVATED' || status === 'INVALID', removed: status === 'DISCONTINUED' || status === 'INVALID' };
 }
-
-export { SUBJECT_STATUSES };
 
 export type ProjectForm = 'none' | 'reduced' | 'full';
 

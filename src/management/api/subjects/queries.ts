@@ -10,7 +10,8 @@ import { and, asc, type Column, count, desc, eq, gt, gte, ilike, inArray, isNotN
 import { alias } from 'drizzle-orm/pg-core';
 import { renderedOnce, type Executor } from '../../../platform/database.js';
 import {
-  authorities, groups, organizations, projects, projectSourceTypes, revisionChanges, revisions, roles, roleUsers, sources, sourceTypes, subjects, users,
+  authorities, groups, organizations, projects, projectSourceTypes, revisionChanges, revisions, roles, roleUsers, sources, sourceTypes, subjects,
+  users, type SourceRow, type SourceTypeRow, type RevisionChangeRow,
 } from '../../schema.js';
 import type { Range, SubjectCriteria, SubjectCursor, SubjectOrder } from './criteria.js';
 
@@ -312,7 +313,6 @@ export async function findByExternalId(db: Executor, c: SubjectCriteria, externa
 
 // ---- sources --------------------------------------------------------------------------------
 
-export type SourceRow = typeof sources.$inferSelect;
 
 /** Sources by id, as they are now (for their revision entries). */
 export async function sourcesByIds(db: Executor, ids: readonly number[]): Promise<SourceRow[]> {
@@ -344,7 +344,6 @@ export async function releaseSources(db: Executor, subjectId: number, by: string
     .where(eq(sources.subjectId, subjectId)).returning();
 }
 
-export type SourceTypeRow = typeof sourceTypes.$inferSelect;
 
 export async function findSourceTypeByKey(db: Executor, producer: string, model: string, catalogVersion: string): Promise<SourceTypeRow | undefined> {
   const [row] = await db.select().from(sourceTypes)
@@ -421,7 +420,6 @@ export async function deleteSubjectUser(db: Executor, userId: number): Promise<v
 
 // ---- revisions ------------------------------------------------------------------------------
 
-export type RevisionChangeRow = typeof revisionChanges.$inferSelect;
 
 const SUBJECT_CHANGE = eq(revisionChanges.entityType, 'subject');
 

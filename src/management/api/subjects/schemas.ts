@@ -153,4 +153,3 @@ export const RevisionDto = Type.Object({
 }, { description: 'A revision of a subject (RevisionDTO)' });
 export type RevisionDtoT = Static<typeof RevisionDto>;
 
-export const RevisionPageQuery = PageQuery;

@@ -24,15 +24,15 @@ import { listedSubjectDto, statusFlags } from './dto.js';
 import { parseLocalDate, parseZonedDateTime, subjectCriteria, type CursorRow, type SubjectCriteria } from './criteria.js';
 import {
   addUserRole, assignSources, countSubjects, deleteSubjectUser, externalIdTaken, findByExternalId, findGroupId, findProjectByName,
-  findSourcesBySourceIds, findSubjectById, findSubjectByLogin, insertSubject, insertSubjectUser, listSubjects,
-  participantProjects, participantRolesElsewhere, projectRoleId, releaseSources, removeUserRole, setUserActivated, sourcesByIds, updateSubject,
-  type ProjectRef, type SourceRow,
+  findSourcesBySourceIds, findSubjectById, findSubjectByLogin, insertSubject, insertSubjectUser, listSubjects, participantProjects,
+  participantRolesElsewhere, projectRoleId, releaseSources, removeUserRole, setUserActivated, sourcesByIds, updateSubject, type ProjectRef,
 } from './queries.js';
 import { SUBJECT_STATUSES, type SubjectDtoT, type SubjectInputT, type SubjectListQueryT, type SubjectStatus } from './schemas.js';
 import {
   fullSubjectDto, projectNotFound, recordSubjectRevision, reduced, SUBJECT, subjectEntity, subjectNotFound,
   type Actor, type SubjectServiceDeps,
 } from './shared.js';
+import type { SourceRow } from '../../schema.js';
 
 export type { Actor, SubjectServiceDeps };
 

@@ -9,7 +9,7 @@ import { recordRevision, type EntityChange } from '../revisions/queries.js';
 import { loadRoleDtos } from '../roles/queries.js';
 import { loadSourceDtos, loadSubjectSources } from '../sources/queries.js';
 import { activeProjectId, subjectDto, type SubjectDtoOptions } from './dto.js';
-import { projectNames, type ProjectRef, type SourceRow, type SubjectRow } from './queries.js';
+import { projectNames, type ProjectRef, type SubjectRow } from './queries.js';
 import type { SubjectDtoT } from './schemas.js';
 
 export const SUBJECT = 'subject';
@@ -25,6 +25,7 @@ export interface SubjectServiceDeps {
 
 /** Who calls a use case (security/authorization.ts): the author name and the permission check it runs once it knows the entity. */
 import type { Actor } from '../../security/authorization.js';
+import type { SourceRow } from '../../schema.js';
 export type { Actor };
 
 /** The permission target of a subject in a project (the project's organization included, for organization admins). */

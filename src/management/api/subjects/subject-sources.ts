@@ -15,15 +15,16 @@ import type { Executor } from '../../../platform/database.js';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../errors.js';
 import { recordRevision } from '../revisions/queries.js';
 import { loadSubjectSources } from '../sources/queries.js';
-import { minimalSourceDto, type MinimalSourceDtoT, type SourceRow } from '../sources/dto.js';
+import { minimalSourceDto, type MinimalSourceDtoT } from '../sources/dto.js';
 import {
   findProjectSourceType, findSourceTypeById, findSourceTypeByKey, findSubjectById, findSubjectByLogin, insertSource, participantProjects,
-  sourceNameTaken, subjectEntities, subjectSourceBy, subjectSourcesOfType, updateSource, type SourceTypeRow,
+  sourceNameTaken, subjectEntities, subjectSourceBy, subjectSourcesOfType, updateSource,
 } from './queries.js';
 import type { SourceRegistrationInputT } from './schemas.js';
 import {
   fullSubjectDto, recordSubjectRevision, SUBJECT, sourceChanges, subjectEntity, subjectNotFound, type Actor, type SubjectServiceDeps,
 } from './shared.js';
+import type { SourceRow, SourceTypeRow } from '../../schema.js';
 
 export interface SubjectSourcesService {
   /** GET …/sources; `withInactiveSources` adds every source the subject's revisions ever listed. @throws NotFound */

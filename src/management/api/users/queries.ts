@@ -1,11 +1,10 @@
 /** SQL of the user management API (`/api/users`): the built-in accounts' rows, the filtered list, changes. */
 import { and, eq, inArray, isNull, sql, asc, count, desc, exists, not, or, type Column, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
-import { authorities, organizations, roles, roleUsers, users, projects, subjects } from '../../schema.js';
+import { authorities, organizations, roles, roleUsers, users, projects, subjects, type UserRow } from '../../schema.js';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Page } from '../../http/paging.js';
 import { loadRoleDtos } from '../roles/queries.js';
-import type { UserRow } from '../../security/queries.js';
 import { userDto, type UserDtoT } from './schemas.js';
 
 export async function insertAuthorities(db: Executor, names: readonly string[]): Promise<void> {

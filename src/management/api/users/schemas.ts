@@ -5,7 +5,7 @@ import { isoInstant } from '../../http/instants.js';
 import { PageQuery } from '../../http/paging.js';
 import { RoleDto, type RoleDtoT } from '../roles/dto.js';
 import { RoleInput } from '../roles/schemas.js';
-import type { users } from '../../schema.js';
+import type { UserRow } from '../../schema.js';
 
 /** `Constants.ENTITY_ID_REGEX` of the reference. */
 const ENTITY_ID = "^[_'.@A-Za-z0-9- ]*$";
@@ -33,7 +33,6 @@ export const UserDto = Type.Object({
 }, { description: 'A user account (UserDTO)' });
 export type UserDtoT = Static<typeof UserDto>;
 
-export type UserRow = typeof users.$inferSelect;
 
 /** The DTO of a user with its roles; without provenance, the created/modified fields are null. */
 export function userDto(row: UserRow, roles: RoleDtoT[], provenance = true): UserDtoT {

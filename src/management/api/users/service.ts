@@ -24,12 +24,15 @@ import { replaceUserRoles, roleRefsOfUsers, type RoleRef } from '../roles/querie
 import type { RoleInputT } from '../roles/schemas.js';
 import { AUTHORITY_DTOS, findOrCreateRole, roleChange } from '../roles/service.js';
 import { authorName } from '../../security/authorization.js';
-import type { RevisionType } from '../../schema.js';
+import type { RevisionType, UserRow } from '../../schema.js';
 import type { MpAuth } from '../../security/principal.js';
 import { findClient } from '../../oauth/clients/queries.js';
 import { deleteSessionsOfUser } from '../../session/queries.js';
-import { userDto, type ManagedUserInputT, type UserDtoT, type UserRow, type UsersQueryT } from './schemas.js';
-import { deleteUserById, findSubjectOfUser, findUserByEmail, findUserById, insertUser, loadUserDtos, searchUsers, updateUserRow, type UserCriteria, type UserSort, type UserVisibility } from './queries.js';
+import { userDto, type ManagedUserInputT, type UserDtoT, type UsersQueryT } from './schemas.js';
+import {
+  deleteUserById, findSubjectOfUser, findUserByEmail, findUserById, insertUser, loadUserDtos, searchUsers, updateUserRow, type UserCriteria,
+  type UserSort, type UserVisibility,
+} from './queries.js';
 import { findUserByLogin } from '../../security/queries.js';
 
 const ENTITY = 'userManagement';

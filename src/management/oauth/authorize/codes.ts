@@ -4,22 +4,20 @@
  * that reads it, so of concurrent token requests with one code exactly one gets it.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, isNull, lt } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
-import { oauthCodes, type PendingAuthorization } from '../../schema.js';
+import type { PendingAuthorization, CodeRow } from '../../schema.js';
+import { deleteExpiredCodes, findCodeByHash, insertAuthorizationCode, markCodeUsed } from './queries.js';
 
 /** RFC 6749 §4.1.2 recommends at most 10 minutes; the issue asks for at most 5. */
 export const CODE_TTL_SECONDS = 120;
-
-export type CodeRow = typeof oauthCodes.$inferSelect;
 
 const hashCode = (code: string) => createHash('sha256').update(code).digest('base64url');
 
 /** Stores a new code for `login` answering `request`; returns the code. Sweeps expired codes. */
 export async function insertCode(db: Executor, request: PendingAuthorization, login: string, now: Date): Promise<string> {
-  await db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, now));
+  await deleteExpiredCodes(db, now);
   const code = randomBytes(32).toString('base64url');
-  await db.insert(oauthCodes).values({
+  await insertAuthorizationCode(db, {
     codeHash: hashCode(code), clientId: request.clientId, userLogin: login,
     redirectUri: request.redirectUri, redirectUriGiven: request.redirectUriGiven, scope: request.scope,
     codeChallenge: request.codeChallenge, codeChallengeMethod: request.codeChallengeMethod,
@@ -33,14 +31,8 @@ export type ConsumeResult = { outcome: 'consumed'; row: CodeRow } | { outcome: '
 /** Marks the code used and returns it; a used code comes back as `used` (for reuse handling). */
 export async function consumeCode(db: Executor, code: string, now: Date): Promise<ConsumeResult> {
   const hash = hashCode(code);
-  const [row] = await db.update(oauthCodes).set({ usedAt: now })
-    .where(and(eq(oauthCodes.codeHash, hash), isNull(oauthCodes.usedAt))).returning();
+  const row = await markCodeUsed(db, hash, now);
   if (row) return { outcome: 'consumed', row };
-  const [used] = await db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hash)).limit(1);
+  const used = await findCodeByHash(db, hash);
   return used ? { outcome: 'used', row: used } : { outcome: 'unknown' };
-}
-
-/** Remembers the refresh-token chain a code started, so a replay of the code can revoke it. */
-export async function setCodeFamily(db: Executor, codeHashOf: string, familyId: string): Promise<void> {
-  await db.update(oauthCodes).set({ familyId }).where(eq(oauthCodes.codeHash, codeHashOf));
 }

@@ -15,13 +15,11 @@ import view from '@fastify/view';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Eta } from 'eta';
-import { SESSION_TTL_SECONDS, type Session, type SessionStore } from '../../session/sessions.js';
+import { SESSION_COOKIE as COOKIE, SESSION_TTL_SECONDS, type Session, type SessionStore } from '../../session/sessions.js';
 import { TooManyFailedAttempts } from '../limiter.js';
 import { AuthorizationPageError, AuthorizationRedirect, CsrfRejected } from './errors.js';
 import type { AuthorizeService, NextStep } from './service.js';
 import { AuthorizationQuerySchema, ConsentForm, HtmlPage, Redirect, SignInForm } from './schemas.js';
-
-import { SESSION_COOKIE as COOKIE } from '../../security/session-auth.js';
 
 const tags = ['management: oauth'];
 const VIEWS = fileURLToPath(new URL('../../../../views/', import.meta.url));

@@ -14,7 +14,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../../../platform/database.js';
 import { hashPassword, verifyPassword } from '../../security/passwords.js';
-import { findClient, type OAuthClientRow } from './queries.js';
+import { findClient } from './queries.js';
+import type { OAuthClientRow } from '../../schema.js';
 
 export type OAuthClient = OAuthClientRow;
 

@@ -1,10 +1,8 @@
 /** SQL for OAuth clients. Plain functions over an executor; no rules here. */
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
-import { oauthClients } from '../../schema.js';
+import { oauthClients, type OAuthClientRow, type OAuthClientInsert } from '../../schema.js';
 
-export type OAuthClientRow = typeof oauthClients.$inferSelect;
-export type OAuthClientInsert = typeof oauthClients.$inferInsert;
 
 export async function findClient(db: Executor, clientId: string): Promise<OAuthClientRow | undefined> {
   const [row] = await db.select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).limit(1);

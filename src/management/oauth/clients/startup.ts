@@ -8,6 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Executor } from '../../../platform/database.js';
 import { PERMISSION_SCOPES } from '../../authz/permissions.js';
 import { existingLogins } from '../../security/queries.js';
+import { FRONTEND_CLIENT_ID } from '../../session/sessions.js';
 import { parseClientsFile, type ClientDefinition } from './clients-file.js';
 import { hashSecret } from './client-store.js';
 import { findClient, upsertClient } from './queries.js';
@@ -19,8 +20,6 @@ import { findClient, upsertClient } from './queries.js';
 export const secretlessClientCredentials = (client: { clientSecret: string | null; authorizedGrantTypes: readonly string[] }) =>
   !client.clientSecret && client.authorizedGrantTypes.includes('client_credentials');
 export const SECRETLESS_CLIENT_CREDENTIALS = 'client_credentials needs a confidential client: this client has no secret, so the grant is refused; give it a secret';
-
-export const FRONTEND_CLIENT_ID = 'ManagementPortalapp';
 
 export async function toRow(client: ClientDefinition) {
   return {

@@ -10,14 +10,19 @@
  * request carried a challenge, and a verifier without a challenge is refused (downgrade).
  */
 import { InvalidGrant, InvalidRequest, Unauthorized } from '../errors.js';
-import { consumeCode, setCodeFamily } from '../authorize/codes.js';
+import { consumeCode } from '../authorize/codes.js';
+import { setCodeFamily } from '../authorize/queries.js';
 import { verifyS256 } from '../authorize/pkce.js';
-import { revokeFamily } from '../refresh-tokens.js';
+import { revokeFamily } from '../queries.js';
 import { audit, findUserByLogin, narrowScopes, recordNewChain, tokenUserOf } from './shared.js';
 import type { Grant } from './types.js';
 
 export const grantType = 'authorization_code';
-export const parameters = ['code', 'redirect_uri', 'code_verifier'] as const;
+export const parameters = {
+  code: 'the code the redirect carried',
+  redirect_uri: 'repeated when the authorization request named it',
+  code_verifier: 'the PKCE verifier (RFC 7636) when the request had a code_challenge',
+};
 
 export const handle: Grant['handle'] = async ({ client, params }, deps) => {
   const code = params.code;

@@ -6,11 +6,11 @@
  * own clients file gave `radar_appserver_client` this grant with no secret.
  */
 import { UnauthorizedClient } from '../errors.js';
-import { audit, clientScope, parseScope } from './shared.js';
+import { audit, clientScope, parseScope, SCOPE_PARAMETER } from './shared.js';
 import type { Grant } from './types.js';
 
 export const grantType = 'client_credentials';
-export const parameters = ['scope'] as const;
+export const parameters = { scope: SCOPE_PARAMETER };
 
 export const handle: Grant['handle'] = async ({ client, params }, deps) => {
   if (!client.clientSecret) throw new UnauthorizedClient('The client_credentials grant needs a confidential client: give this client a secret');

@@ -8,11 +8,11 @@
  */
 import { verifyPassword } from '../../security/passwords.js';
 import { InvalidGrant, Unauthorized } from '../errors.js';
-import { audit, clientScope, findUserByLogin, narrowScopes, parseScope, recordNewChain, tokenUserOf } from './shared.js';
+import { audit, clientScope, findUserByLogin, narrowScopes, parseScope, recordNewChain, SCOPE_PARAMETER, tokenUserOf } from './shared.js';
 import type { Grant } from './types.js';
 
 export const grantType = 'password';
-export const parameters = ['username', 'password', 'scope'] as const;
+export const parameters = { username: 'the user\'s login', password: 'the user\'s password', scope: SCOPE_PARAMETER };
 
 export const handle: Grant['handle'] = async ({ client, params }, deps) => {
   const requested = clientScope(client, parseScope(params.scope));

@@ -14,11 +14,11 @@
 import { InvalidGrant, InvalidRequest, InvalidScope, InvalidToken, Unauthorized } from '../errors.js';
 import { rotate } from '../refresh-tokens.js';
 import { newJti, refuseClientTwin, refreshValidity, type TokenUser } from '../token-issuer.js';
-import { audit, claimsOf, narrowScopes, parseScope } from './shared.js';
+import { audit, claimsOf, narrowScopes, parseScope, SCOPE_PARAMETER } from './shared.js';
 import type { Grant } from './types.js';
 
 export const grantType = 'refresh_token';
-export const parameters = ['refresh_token', 'scope'] as const;
+export const parameters = { refresh_token: 'the refresh token', scope: SCOPE_PARAMETER };
 
 const stringList = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string')

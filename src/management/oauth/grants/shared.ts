@@ -2,11 +2,15 @@
 import type { Executor } from '../../../platform/database.js';
 import { narrowScopes } from '../../authz/permissions.js';
 import type { OAuthClient } from '../clients/client-store.js';
-import { findUserByLogin, findUserWithRoles, type UserRow } from '../../security/queries.js';
+import { findUserByLogin, findUserWithRoles } from '../../security/queries.js';
 import { InvalidScope } from '../errors.js';
-import { recordRefreshToken } from '../refresh-tokens.js';
+import { recordRefreshToken } from '../queries.js';
 import type { IssuedTokens, TokenUser } from '../token-issuer.js';
 import type { GrantDeps } from './types.js';
+import type { UserRow } from '../../schema.js';
+
+/** The `scope` parameter's description in the token request's OpenAPI schema. */
+export const SCOPE_PARAMETER = 'space-separated scopes (a subset of the client\'s)';
 
 /** A `scope` parameter as a list: space- or comma-separated, duplicates removed; undefined when absent. */
 export function parseScope(raw: string | undefined): string[] | undefined {

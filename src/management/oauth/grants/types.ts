@@ -3,7 +3,8 @@ import type { Database } from '../../../platform/database.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { OAuthClient } from '../clients/client-store.js';
 import type { FormParams } from '../form-params.js';
-import type { TokenIssuer, TokenResponse } from '../token-issuer.js';
+import type { TokenResponseT } from '../schemas.js';
+import type { TokenIssuer } from '../token-issuer.js';
 import type { TokenVerifier } from '../token-signing.js';
 
 /** Token request parameters (form body and query string merged; the body wins). */
@@ -27,7 +28,7 @@ export interface GrantContext {
 
 export interface Grant {
   grantType: string;
-  /** The parameters the grant reads (documentation and the OpenAPI body schema). */
-  parameters: readonly string[];
-  handle(ctx: GrantContext, deps: GrantDeps): Promise<TokenResponse>;
+  /** The parameters the grant reads, each with its description (the token request's OpenAPI schema). */
+  parameters: Readonly<Record<string, string>>;
+  handle(ctx: GrantContext, deps: GrantDeps): Promise<TokenResponseT>;
 }

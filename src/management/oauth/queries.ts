@@ -1,0 +1,64 @@
+/**
+ * SQL of refresh-token state (refresh-tokens.ts holds the rules: grace period, reuse). Plain
+ * functions over an executor.
+ */
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
+import { affectedRows, executedRows, type Executor } from '../../platform/database.js';
+import { refreshTokens, type RefreshTokenInsert } from '../schema.js';
+import { userRolesJson, userSourcesJson, userWithRolesOf, type UserWithRoles } from '../security/queries.js';
+
+export async function recordRefreshToken(db: Executor, row: RefreshTokenInsert): Promise<void> {
+  await db.insert(refreshTokens).values(row);
+}
+
+export async function findRefreshToken(db: Executor, jti: string) {
+  const [row] = await db.select().from(refreshTokens).where(eq(refreshTokens.jti, jti)).limit(1);
+  return row;
+}
+
+/** Revokes every token of a family not revoked yet; returns how many. */
+export async function revokeFamily(db: Executor, familyId: string, now: Date): Promise<number> {
+  const rows = await db.update(refreshTokens).set({ revokedAt: now })
+    .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
+    .returning({ jti: refreshTokens.jti });
+  return rows.length;
+}
+
+/**
+ * Consumes `jti` and records `successor` in its family with `jti` as parent, and loads the
+ * successor's user (`successor.userLogin`) with roles and sources: one statement (an UPDATE
+ * feeding an INSERT beside a SELECT: one round trip, where a transaction took five). The UPDATE
+ * only matches an unused, unrevoked row, and only while the user (when there is one) exists and
+ * is activated. `rotated` says whether it matched.
+ */
+export async function rotateRefreshToken(
+  db: Executor, jti: string, successor: Omit<RefreshTokenInsert, 'familyId' | 'parentJti'>, now: Date,
+): Promise<{ rotated: boolean; user: UserWithRoles | undefined }> {
+  const login = successor.userLogin ?? null;
+  // The user's sub-selects see the data as it was before the statement, which is what the
+  // claims need.
+  const [row] = executedRows(await db.execute(sql`
+    with u as (select id, login, activated from management.users where login = ${login}::text),
+    consumed as (
+      update ${refreshTokens} set used_at = ${now.toISOString()}::timestamptz
+      where jti = ${jti}::text and used_at is null and revoked_at is null
+        and (${login}::text is null or exists (select 1 from u where u.activated))
+      returning family_id
+    ),
+    inserted as (
+      insert into ${refreshTokens} (jti, family_id, parent_jti, client_id, user_login, expires_at)
+      -- Typed parameters: a SELECT list does not take its types from the INSERT's columns.
+      select ${successor.jti}::text, family_id, ${jti}::text, ${successor.clientId}::text, ${login}::text,
+        ${successor.expiresAt.toISOString()}::timestamptz from consumed
+      returning family_id
+    )
+    select (select count(*) from inserted)::int as rotated, u.id, u.login, u.activated,
+      ${userRolesJson} as roles, ${userSourcesJson} as sources
+    from (select 1) as one left join u on true`));
+  return { rotated: Number(row?.rotated) > 0, user: userWithRolesOf(row) };
+}
+
+/** Deletes the records of expired refresh tokens (their JWTs are refused anyway); returns how many. */
+export async function deleteExpiredRefreshTokens(db: Executor, now: Date): Promise<number> {
+  return affectedRows(await db.delete(refreshTokens).where(lt(refreshTokens.expiresAt, now)));
+}
