@@ -103,11 +103,11 @@ function profile<const O extends Opts<'dev' | 'prod'>>(doc: string, opts: O): Un
   });
 }
 
-/**
- * A boolean. `extra` maps further words (lower case) onto a value.
- */
-function bool<const O extends Opts<boolean>>(doc: string, opts: O, extra: Readonly<Record<string, boolean>> = {}): Unnamed<boolean, O> {
-  const words: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false, ...extra };
+/** A boolean: `true`/`1`/`yes` or `false`/`0`/`no`, any case. */
+const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
+
+function bool<const O extends Opts<boolean>>(doc: string, opts: O): Unnamed<boolean, O> {
+  const words = BOOLEAN_WORDS;
   return make(doc, opts, (raw) => {
     const value = words[raw.trim().toLowerCase()];
     if (value === undefined) throw new InvalidValue(`must be one of ${Object.keys(words).join(', ')}, got "${raw}"`);

@@ -4,11 +4,10 @@
  * `Pragma: no-cache`. A 401 carries `WWW-Authenticate` (Basic for client authentication, Bearer
  * for tokens). Fastify's own client errors (validation, media type, body size) become
  * `invalid_request` with their status, as do the domain's own 4xx errors (a malformed JSON body, a
- * NUL character); anything else is logged and answered `server_error`.
+ * NUL character: `DomainError` carries Fastify's `statusCode`); anything else is logged and answered `server_error`.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { sqlState } from '../../platform/database.js';
-import { DomainError } from '../../platform/errors.js';
 import { OAuthError } from './errors.js';
 
 const quote = (s: string) => s.replace(/["\\]/g, '\\$&');
@@ -21,11 +20,6 @@ export function oauthErrorHandler(error: unknown, request: FastifyRequest, reply
     if (error.challenge === 'Basic') reply.header('www-authenticate', 'Basic realm="oauth2/client"');
     else if (error.challenge === 'Bearer') reply.header('www-authenticate', `Bearer error="${error.error}", error_description="${quote(error.message)}"`);
     return reply.code(error.status).send({ error: error.error, error_description: error.message, ...error.extra });
-  }
-  // A domain's 400 that reaches these routes (a malformed JSON body, a NUL character) is a bad request.
-  if (error instanceof DomainError && error.status >= 400 && error.status < 500) {
-    request.log.info({ status: error.status }, 'oauth request refused');
-    return reply.code(error.status).send({ error: 'invalid_request', error_description: error.message });
   }
   const fe = error as FastifyError;
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;

@@ -23,7 +23,7 @@
  * the domain's `ErrorVM` body.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
+import { createTtlCache } from '../../platform/ttl-cache.js';
 import type { Database } from '../../platform/database.js';
 import { findUserWithRoles, type UserRole } from './queries.js';
 import { BearerUnauthorized, noCredentials, REALM, type MpAuth } from './principal.js';
@@ -68,12 +68,7 @@ export function createBearerAuth(deps: BearerAuthDeps): BearerAuth {
    * Justified by bench/README.md's 2026-11-24 17:44 subject-list row ("verified bearer tokens
    * remembered": 837–789 → 855 req/s on the first page, 891–872 → 911 on the last).
    */
-  const verified = new LRUCache<string, Readonly<Record<string, unknown>>>({
-    max: VERIFIED_TOKENS_KEPT,
-    // The service's clock, read on every lookup (no 1 ms debounce timer): tests move it.
-    perf: { now: deps.now },
-    ttlResolution: 0,
-  });
+  const verified = createTtlCache<string, Readonly<Record<string, unknown>>>({ max: VERIFIED_TOKENS_KEPT, now: deps.now });
 
   async function claimsOf(token: string, nowMs: number): Promise<Readonly<Record<string, unknown>>> {
     const hit = verified.get(token);

@@ -9,7 +9,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../../platform/database.js';
 import { Conflict, ErrorVmException, Forbidden, NotFound } from '../../errors.js';
 import { findUserByLogin } from '../../security/queries.js';
-import { hashSecret, type ClientStore } from '../../oauth/clients/client-store.js';
+import type { ClientStore } from '../../oauth/clients/client-store.js';
+import { hashPassword } from '../../security/passwords.js';
 import { SECRETLESS_CLIENT_CREDENTIALS, secretlessClientCredentials } from '../../oauth/clients/startup.js';
 import { deleteClient, findClient, insertClient, listClients, updateClient } from '../../oauth/clients/queries.js';
 import type { ClientDetailsDtoT, ClientDetailsInputT } from './schemas.js';
@@ -104,7 +105,7 @@ export function createOAuthClientService(deps: { db: Database; clients: ClientSt
         // ErrorVM, the body the route declares for 400.
         throw new ErrorVmException(400, 'error.clientIdIsLogin', `A user has the login ${input.clientId}; a client may not share it`);
       }
-      const secret = input.clientSecret ? await hashSecret(input.clientSecret) : null;
+      const secret = input.clientSecret ? await hashPassword(input.clientSecret) : null;
       const row = { clientId: input.clientId, clientSecret: secret, ...columnsOf(input) };
       if (!await insertClient(db, row)) {
         throw new Conflict('OAuth client already exists with this id', ENTITY, 'error.clientIdExists', { client_id: input.clientId });
@@ -119,7 +120,7 @@ export function createOAuthClientService(deps: { db: Database; clients: ClientSt
       const set: Parameters<typeof updateClient>[2] = columnsOf(input);
       // Reference bug fixed: the reference re-hashed the stored hash when no new secret was sent.
       if (input.clientSecret !== undefined && input.clientSecret !== null) {
-        set.clientSecret = input.clientSecret === '' ? null : await hashSecret(input.clientSecret);
+        set.clientSecret = input.clientSecret === '' ? null : await hashPassword(input.clientSecret);
       }
       const row = await updateClient(db, input.clientId, set);
       clients.invalidate(input.clientId);

@@ -11,9 +11,9 @@
  * first out).
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { createTtlCache } from '../../../platform/ttl-cache.js';
 import type { Database } from '../../../platform/database.js';
-import { hashPassword, verifyPassword } from '../../security/passwords.js';
+import { verifyPassword } from '../../security/passwords.js';
 import { findClient } from './queries.js';
 import type { OAuthClientRow } from '../../schema.js';
 
@@ -21,7 +21,6 @@ export type OAuthClient = OAuthClientRow;
 
 export const CLIENT_TTL_MS = 5000;
 export const MAX_ENTRIES = 10_000;
-export const hashSecret = (secret: string): Promise<string> => hashPassword(secret);
 
 export interface ClientStore {
   /** The client, or undefined when unknown (cached ≤ 5 s, negative answers too). */
@@ -51,11 +50,7 @@ export function createClientStore(deps: ClientStoreDeps): ClientStore {
    * off PostgreSQL: bench/README.md's "2026-11-25 20:11 / 20:14 client cache on and off" row
    * (1.6–1.8 × the requests per second).
    */
-  const clients = new LRUCache<string, { client: OAuthClient | undefined }>({
-    max, ttl: CLIENT_TTL_MS,
-    // The service's clock, read on every lookup (no 1 ms debounce timer): tests move it.
-    perf: { now }, ttlResolution: 0,
-  });
+  const clients = createTtlCache<string, { client: OAuthClient | undefined }>({ max, ttl: CLIENT_TTL_MS, now });
   /** Loads under way: concurrent requests for one client share one query (not a cache). */
   const loading = new Map<string, Promise<OAuthClient | undefined>>();
   /**
@@ -64,7 +59,7 @@ export function createClientStore(deps: ClientStoreDeps): ClientStore {
    * grants/s in bench/README.md's "Health under a bcrypt flood" table against 10,188 req/s in its
    * 2026-11-24 17:15 client_credentials row, which goes through this cache.
    */
-  const verified = new LRUCache<string, string>({ max });
+  const verified = createTtlCache<string, string>({ max, now });
   /** bcrypt checks under way, shared by concurrent requests with one (client, secret). */
   const checking = new Map<string, Promise<boolean>>();
   const hmacKey = randomBytes(32);

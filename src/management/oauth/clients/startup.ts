@@ -10,7 +10,7 @@ import { PERMISSION_SCOPES } from '../../authz/permissions.js';
 import { existingLogins } from '../../security/queries.js';
 import { FRONTEND_CLIENT_ID } from '../../session/sessions.js';
 import { parseClientsFile, type ClientDefinition } from './clients-file.js';
-import { hashSecret } from './client-store.js';
+import { hashPassword } from '../../security/passwords.js';
 import { findClient, upsertClient } from './queries.js';
 
 /**
@@ -25,7 +25,7 @@ export async function toRow(client: ClientDefinition) {
   return {
     clientId: client.clientId,
     resourceIds: client.resourceIds,
-    clientSecret: client.clientSecret ? await hashSecret(client.clientSecret) : null,
+    clientSecret: client.clientSecret ? await hashPassword(client.clientSecret) : null,
     scope: client.scope,
     authorizedGrantTypes: client.authorizedGrantTypes,
     redirectUris: client.redirectUris,

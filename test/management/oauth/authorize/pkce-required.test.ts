@@ -10,7 +10,7 @@ import { eq } from 'drizzle-orm';
 import { buildTestApp } from '../../../helpers/build-test-app.js';
 import { aParticipant, aProject } from '../../../fixtures/management.js';
 import { loadConfig } from '../../../../src/config.js';
-import { hashSecret } from '../../../../src/management/oauth/clients/client-store.js';
+import { hashPassword } from '../../../../src/management/security/passwords.js';
 import { upsertClient } from '../../../../src/management/oauth/clients/queries.js';
 import { oauthCodes } from '../../../../src/management/schema.js';
 
@@ -39,7 +39,7 @@ async function setUp(env: Record<string, string>) {
   async function aClient(opts: { secret?: string } = {}) {
     const clientId = unique('native');
     await upsertClient(db, {
-      clientId, resourceIds: ['res_ManagementPortal'], clientSecret: opts.secret ? await hashSecret(opts.secret) : null,
+      clientId, resourceIds: ['res_ManagementPortal'], clientSecret: opts.secret ? await hashPassword(opts.secret) : null,
       scope: ['SUBJECT.READ'], authorizedGrantTypes: ['authorization_code'], redirectUris: [REDIRECT], autoApprove: ['true'],
     });
     return clientId;
