@@ -10,7 +10,8 @@
  * (e.g. a participant deactivated through its subject), so neither the API nor the authorization
  * page acts for such a user.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { constantEquals } from '../../platform/constant-equals.js';
 import type { Database } from '../../platform/database.js';
 import type { PendingAuthorization } from '../schema.js';
 import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession, updateSession } from './queries.js';
@@ -87,10 +88,7 @@ export function createSessionStore(deps: { db: Database; now: () => number; ttlS
       await deleteSession(deps.db, hashId(session.id));
     },
     csrfMatches(session, presented) {
-      if (typeof presented !== 'string') return false;
-      const a = Buffer.from(session.csrfToken);
-      const b = Buffer.from(presented);
-      return a.length === b.length && timingSafeEqual(a, b);
+      return typeof presented === 'string' && constantEquals(session.csrfToken, presented);
     },
   };
 }

@@ -3,7 +3,8 @@
  * request, sign a user in, decide whether consent is needed, and issue a code. Nothing here sees
  * the HTTP request; the routes pass plain values and a session.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { constantEquals } from '../../../platform/constant-equals.js';
 import type { Database } from '../../../platform/database.js';
 import type { ClientStore, OAuthClient } from '../clients/client-store.js';
 import type { PendingAuthorization } from '../../schema.js';
@@ -158,9 +159,8 @@ export function createAuthorizeService(deps: {
 
     checkAnswersPending(pending, requestId) {
       // A session stored before requests had ids has none, and so no form can answer it.
-      const expected = Buffer.from(typeof pending.requestId === 'string' ? pending.requestId : '');
-      const presented = Buffer.from(requestId ?? '');
-      if (expected.length === 0 || expected.length !== presented.length || !timingSafeEqual(expected, presented)) {
+      const expected = typeof pending.requestId === 'string' ? pending.requestId : '';
+      if (expected === '' || !constantEquals(expected, requestId ?? '')) {
         throw new AuthorizationPageError(400, 'This page is out of date: another sign-in was started in this browser since. Start again from the application.');
       }
     },
