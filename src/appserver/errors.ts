@@ -21,6 +21,16 @@ export class BadRequest extends DomainError {
   constructor(message: string) { super(400, message); }
 }
 
+/**
+ * 400 unless a body field that names the entity repeats what the path names (`target`, e.g.
+ * "the path (radar)"). An absent or empty field is fine: the path decides which entity changes.
+ */
+export function requireBodyMatchesPath<T>(field: string, bodyValue: T | null | undefined, expected: T, target: string): void {
+  if (bodyValue !== undefined && bodyValue !== null && bodyValue !== '' && bodyValue !== expected) {
+    throw new BadRequest(`The ${field} in the body (${String(bodyValue)}) does not match ${target}`);
+  }
+}
+
 export class Conflict extends DomainError {
   constructor(message: string) { super(409, message); }
 }

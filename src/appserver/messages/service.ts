@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database, Executor } from '../../platform/database.js';
-import { BadRequest, Conflict, InvalidDetails, NotFound } from '../errors.js';
+import { BadRequest, Conflict, InvalidDetails, NotFound, requireBodyMatchesPath } from '../errors.js';
 import type { AppserverEventBus, MessageStateChange } from '../events.js';
 import { epochSeconds, parseOptionalInstant } from '../instant.js';
 import type { DeliveryState, MessageKind, MessageRow, MessageState, MessageStateEventRow, NewMessageRow } from '../schema.js';
@@ -218,9 +218,7 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
      */
     async postStateEvent(projectId: string, subjectId: string, id: number, body: StateEventBodyT) {
       // The path names the message; the body's notificationId (the app sends it) may only repeat it.
-      if (body.notificationId !== undefined && body.notificationId !== null && body.notificationId !== id) {
-        throw new BadRequest(`The notificationId in the body (${body.notificationId}) does not match the path (${id})`);
-      }
+      requireBodyMatchesPath('notificationId', body.notificationId, id, `the path (${id})`);
       const state = body.state as MessageState;
       if (!EXTERNAL_STATES.includes(state)) {
         throw new BadRequest(`The state ${body.state} is not an external state and cannot be updated by this endpoint.`);

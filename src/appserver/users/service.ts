@@ -1,6 +1,6 @@
 import type { Database, Executor } from '../../platform/database.js';
 import { listMessageIdsOfUser } from '../messages/queries.js';
-import { BadRequest, Conflict, InvalidDetails, NotFound } from '../errors.js';
+import { BadRequest, Conflict, InvalidDetails, NotFound, requireBodyMatchesPath } from '../errors.js';
 import type { AppserverEventBus } from '../events.js';
 import { epochSeconds, parseInstant, parseOptionalInstant } from '../instant.js';
 import { findProjectByProjectId } from '../projects/queries.js';
@@ -96,9 +96,7 @@ export function createUserService({ db, events, clock = () => new Date() }: { db
      * another user unless `forceFcmToken`, which gives that user a placeholder token instead).
      */
     async create(projectId: string, body: FcmUserBodyT, opts: { forceFcmToken: boolean; pathSubjectId?: string }) {
-      if (opts.pathSubjectId !== undefined && body.subjectId && body.subjectId !== opts.pathSubjectId) {
-        throw new BadRequest(`The subjectId in the body (${body.subjectId}) does not match the path (${opts.pathSubjectId})`);
-      }
+      if (opts.pathSubjectId !== undefined) requireBodyMatchesPath('subjectId', body.subjectId, opts.pathSubjectId, `the path (${opts.pathSubjectId})`);
       const subjectId = opts.pathSubjectId ?? body.subjectId;
       if (!subjectId) throw new BadRequest('subjectId must not be empty');
       const now = clock();
@@ -149,15 +147,9 @@ export function createUserService({ db, events, clock = () => new Date() }: { db
         }
         // Reference bug fixed: the body's ids were ignored, so a body naming another user updated
         // the path's one silently. The path decides; a body may only repeat it.
-        if (body.id !== undefined && body.id !== null && body.id !== existing.id) {
-          throw new BadRequest(`The id in the body (${body.id}) does not match the user ${subjectId} (id ${existing.id})`);
-        }
-        if (body.subjectId && body.subjectId !== subjectId) {
-          throw new BadRequest(`The subjectId in the body (${body.subjectId}) does not match the path (${subjectId})`);
-        }
-        if (body.projectId && body.projectId !== projectId) {
-          throw new BadRequest(`The projectId in the body (${body.projectId}) does not match the path (${projectId})`);
-        }
+        requireBodyMatchesPath('id', body.id, existing.id, `the user ${subjectId} (id ${existing.id})`);
+        requireBodyMatchesPath('subjectId', body.subjectId, subjectId, `the path (${subjectId})`);
+        requireBodyMatchesPath('projectId', body.projectId, projectId, `the path (${projectId})`);
         if (opts.forceFcmToken && values.fcmToken) {
           await q.replaceFcmTokenOfOthers(tx, values.fcmToken, existing.id, unregisteredToken(now));
         }
