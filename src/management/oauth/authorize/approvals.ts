@@ -3,7 +3,8 @@
  * asks for is not shown the consent page again until the approvals expire.
  */
 import type { Executor } from '../../../platform/database.js';
-import { findApprovedScopes, findUserIdByLogin, upsertApprovals } from './queries.js';
+import { findUserByLogin } from '../../security/queries.js';
+import { findApprovedScopes, upsertApprovals } from './queries.js';
 
 /** How long an answer is remembered: a month, as spring-security-oauth2's approval handler. */
 export const APPROVAL_VALIDITY_MS = 30 * 24 * 3600 * 1000;
@@ -20,7 +21,7 @@ export async function rememberDecision(
   db: Executor, login: string, clientId: string, scopes: readonly string[], approved: boolean, now: Date,
 ): Promise<void> {
   if (scopes.length === 0) return;
-  const userId = await findUserIdByLogin(db, login);
+  const userId = (await findUserByLogin(db, login))?.id;
   if (userId === undefined) return;
   const status = approved ? 'APPROVED' as const : 'DENIED' as const;
   const expiresAt = new Date(now.getTime() + APPROVAL_VALIDITY_MS);

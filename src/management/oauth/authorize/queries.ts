@@ -45,11 +45,6 @@ export async function findApprovedScopes(
   return rows.map((r) => r.scope);
 }
 
-export async function findUserIdByLogin(db: Executor, login: string): Promise<number | undefined> {
-  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.login, login)).limit(1);
-  return user?.id;
-}
-
 /** Stores approvals, replacing earlier answers for the same user, client and scope. */
 export async function upsertApprovals(db: Executor, rows: (typeof oauthApprovals.$inferInsert)[]): Promise<void> {
   await db.insert(oauthApprovals)
