@@ -49,6 +49,9 @@ import { createMetaTokenReadLimiter } from './pairing/limiter.js';
 import { pairingRoutes, publicMetaTokenRoutes } from './pairing/routes.js';
 import { createPairingService } from './pairing/service.js';
 import { managementApi } from './api/routes.js';
+import { registerPageSupport } from './pages.js';
+import { adminUi } from './ui/plugin.js';
+import { createPasswordSignIn } from './oauth/sign-in.js';
 import { auditsRoutes } from './api/audits/routes.js';
 import { createAuditService } from './api/audits/service.js';
 import { authoritiesRoutes } from './api/authorities/routes.js';
@@ -156,7 +159,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
 
   // The management API: every route but the public ones authenticates its principal first.
   // The sign-in pages' sessions also authenticate the API (the admin UI), so both get the same store and key.
-  const sessions = createSessionStore({ db, now });
+  const sessions = createSessionStore({ db, now, ttlSeconds: settings.ui.sessionTimeoutSeconds });
   const sessionSecret = await resolveSessionSecret(db, settings.sessionSecret);
   const sessionAuth = createSessionAuth({ db, sessions, secret: sessionSecret });
   const bearer = createBearerAuth({ db, verifier: signing, now, session: sessionAuth });
@@ -218,12 +221,22 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       await api.register(auditsRoutes, { audits: services.audits });
     },
   });
-  await app.register(authorizeRoutes, {
-    // The token endpoint's limiter: sign-in failures share its (username, IP) counters.
-    authorize: createAuthorizeService({ db, clients, now, limiter, requirePkce: settings.oauth.requirePkce }),
-    sessions,
-    sessionSecret,
-    now,
+  // The HTML pages: the OAuth sign-in and consent pages and the admin UI share the session cookie on the domain's path.
+  const cookiePath = `${app.prefix}/`;
+  await app.register(async (pages) => {
+    await registerPageSupport(pages, sessionSecret);
+    await pages.register(authorizeRoutes, {
+      // The token endpoint's limiter: sign-in failures share its (username, IP) counters.
+      authorize: createAuthorizeService({ db, clients, now, limiter, requirePkce: settings.oauth.requirePkce }),
+      sessions,
+      cookiePath,
+      now,
+    });
+    await pages.register(adminUi, {
+      sessions, sessionAuth, now, logoDir: settings.ui.logoDir,
+      signIn: createPasswordSignIn({ db, limiter }),
+      services: { projects: services.projects },
+    });
   });
 
   // Clean-up of expired and stale rows; every job is idempotent, so each instance runs them.

@@ -48,6 +48,14 @@ export interface ManagementSettings {
   metaTokenReadsPerMinute: number;
   /** The catalogue server to import source types from at start; undefined: no import. */
   catalogueServerUrl: string | undefined;
+  ui: {
+    /** `MANAGEMENTPORTAL_UI_SESSION_TIMEOUT`: idle timeout of every signed-in session (admin and OAuth pages). */
+    sessionTimeoutSeconds: number;
+    /** `MANAGEMENTPORTAL_UI_LOGO_DIR`: replacement logos, read at every request. */
+    logoDir: string | undefined;
+    /** `MANAGEMENTPORTAL_COMMON_MANAGEMENT_PORTAL_BASE_URL`, for links shown on the pages. */
+    managementPortalBaseUrl: string;
+  };
 }
 
 export function managementSettings(config: Config): ManagementSettings {
@@ -90,5 +98,10 @@ export function managementSettings(config: Config): ManagementSettings {
     metaTokenReadsPerMinute: config.managementportalMetaTokenReadsPerMinute,
     // config.ts refuses auto-import without a URL.
     catalogueServerUrl: config.managementportalCatalogueServerEnableAutoImport ? config.managementportalCatalogueServerServerUrl : undefined,
+    ui: {
+      sessionTimeoutSeconds: config.managementportalUiSessionTimeout,
+      logoDir: config.managementportalUiLogoDir,
+      managementPortalBaseUrl: config.managementportalCommonManagementPortalBaseUrl,
+    },
   };
 }

@@ -41,6 +41,11 @@ export interface SessionAuth {
    * `AccessDenied` (403) when the session is live but the request lacks its CSRF token.
    */
   signOut(request: FastifyRequest): Promise<boolean>;
+  /**
+   * The principal of a signed-in session's user (the admin UI's pages, which check CSRF on their
+   * forms themselves); undefined when the user is gone or deactivated.
+   */
+  principalOfUser(login: string): Promise<MpAuth | undefined>;
 }
 
 const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
@@ -64,26 +69,33 @@ export function createSessionAuth(deps: SessionAuthDeps): SessionAuth {
     if (!deps.sessions.csrfMatches(session, csrf)) throw new AccessDenied('Invalid or missing CSRF token');
   }
 
+  async function principalOfUser(login: string): Promise<MpAuth | undefined> {
+    const user = await findUserWithRoles(deps.db, login);
+    if (!user?.activated) return undefined;
+    const roles = user.roles;
+    return {
+      subject: user.login,
+      userName: user.login,
+      clientId: FRONTEND_CLIENT_ID,
+      grantType: undefined,
+      scopes: new Set(narrowScopes(PERMISSION_SCOPES, roles.map((r) => r.authority))),
+      clientCredentials: false,
+      roles,
+      jti: undefined,
+    };
+  }
+
   return {
     async principalOf(request) {
       const session = await sessionOf(request);
       if (session === undefined) return undefined;
       if (!session?.userLogin) throw notSignedIn();
       if (UNSAFE_METHODS.has(request.method)) requireCsrf(request, session);
-      const user = await findUserWithRoles(deps.db, session.userLogin);
-      if (!user?.activated) throw notSignedIn();
-      const roles = user.roles;
-      return {
-        subject: user.login,
-        userName: user.login,
-        clientId: FRONTEND_CLIENT_ID,
-        grantType: undefined,
-        scopes: new Set(narrowScopes(PERMISSION_SCOPES, roles.map((r) => r.authority))),
-        clientCredentials: false,
-        roles,
-        jti: undefined,
-      };
+      const auth = await principalOfUser(session.userLogin);
+      if (!auth) throw notSignedIn();
+      return auth;
     },
+    principalOfUser,
     async signOut(request) {
       const session = await sessionOf(request);
       if (!session) return false;

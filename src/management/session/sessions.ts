@@ -2,8 +2,9 @@
  * Server-side sessions of the sign-in and consent pages (issue 9 item 12). The cookie carries a
  * random session id (signed by the route layer); the row, keyed by the id's SHA-256, holds the
  * CSRF token, the signed-in user and the authorization request being answered. Signing in
- * replaces the id and the CSRF token (no session fixation). Sessions expire `ttlSeconds` after
- * their last change; expired rows are swept when a session is created.
+ * replaces the id and the CSRF token (no session fixation). A session expires when idle for
+ * `ttlSeconds` (`MANAGEMENTPORTAL_UI_SESSION_TIMEOUT`): every load extends it, writing at most once
+ * a minute per session; expired rows are swept when a session is created.
  *
  * A signed-in session ends as soon as its user is deactivated or deleted: the user service deletes
  * its rows then, and `load` refuses (and deletes) any left whose user is gone or not activated
@@ -16,7 +17,10 @@ import type { Database } from '../../platform/database.js';
 import type { PendingAuthorization } from '../schema.js';
 import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession, updateSession } from './queries.js';
 
-export const SESSION_TTL_SECONDS = 3600;
+/** The default idle timeout (`PT30M`). */
+export const SESSION_TTL_SECONDS = 1800;
+/** A load extends the session only when its expiry moved this little since: one write a minute, not one a request. */
+const EXTEND_AFTER_MS = 60_000;
 /** The cookie the sign-in pages set and session authentication reads. */
 export const SESSION_COOKIE = 'mp_oauth_session';
 /** The admin UI's OAuth client: a signed-in session acts as a token of this client would. */
@@ -67,6 +71,7 @@ export function createSessionStore(deps: { db: Database; now: () => number; ttlS
         await deleteSession(deps.db, row.id);
         return undefined;
       }
+      if (row.expiresAt.getTime() < deps.now() + ttlMs - EXTEND_AFTER_MS) await updateSession(deps.db, row.id, { expiresAt: expiry() });
       return { id, csrfToken: row.csrfToken, userLogin: row.userLogin, authenticatedAt: row.authenticatedAt, pending: row.pending };
     },
     create,

@@ -8,39 +8,28 @@
  * carries the session's CSRF token in `_csrf`, and a POST without it is refused (403).
  * Registered in its own scope: form bodies, cookies and the HTML error pages apply here only.
  */
-import { fileURLToPath } from 'node:url';
-import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
-import view from '@fastify/view';
+import type {} from '@fastify/view';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { Eta } from 'eta';
-import { SESSION_COOKIE as COOKIE, SESSION_TTL_SECONDS, type Session, type SessionStore } from '../../session/sessions.js';
+import type { Session, SessionStore } from '../../session/sessions.js';
+import { sessionIdOf, setSessionCookie as setCookie } from '../../session/cookie.js';
 import { TooManyFailedAttempts } from '../limiter.js';
 import { AuthorizationPageError, AuthorizationRedirect, CsrfRejected } from './errors.js';
 import type { AuthorizeService, NextStep } from './service.js';
 import { AuthorizationQuerySchema, ConsentForm, HtmlPage, Redirect, SignInForm } from './schemas.js';
 
 const tags = ['management: oauth'];
-const VIEWS = fileURLToPath(new URL('../../../../views/', import.meta.url));
 
 export interface AuthorizeRoutesOptions {
   authorize: AuthorizeService;
   sessions: SessionStore;
-  /** Signs the session cookie (MANAGEMENTPORTAL_SESSION_SECRET or the database's). */
-  sessionSecret: string;
+  /** The session cookie's path: the whole management domain (sign-in pages, admin UI, API). */
+  cookiePath: string;
   now: () => number;
 }
 
-export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize, sessions, sessionSecret, now }) => {
-  await app.register(formbody);
-  await app.register(cookie, { secret: sessionSecret });
-  // `reply.view` with Eta: `<%= %>` escapes HTML (Eta's default autoEscape). `production`: compiled
-  // templates are cached whatever NODE_ENV says.
-  // TODO(admin UI): register it in management/plugin.ts instead, so the UI's pages share it.
-  await app.register(view, { engine: { eta: new Eta() }, root: VIEWS, production: true });
-  // The whole management domain: the sign-in pages and, for the admin UI, the API (session-auth.ts).
-  const cookiePath = `${app.prefix}/`;
+/** Form bodies, the signed session cookie and `reply.view` come from the pages scope (management/pages.ts). */
+export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize, sessions, cookiePath, now }) => {
 
   function page(reply: FastifyReply, status: number, template: string, data: Record<string, unknown>) {
     return reply.code(status)
@@ -54,18 +43,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       .view(`oauth/${template}`, data);
   }
 
-  function sessionIdOf(request: FastifyRequest): string | undefined {
-    const raw = request.cookies[COOKIE];
-    if (!raw) return undefined;
-    const unsigned = request.unsignCookie(raw);
-    return unsigned.valid && unsigned.value ? unsigned.value : undefined;
-  }
-
-  function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: Session) {
-    reply.setCookie(COOKIE, session.id, {
-      signed: true, httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', path: cookiePath, maxAge: SESSION_TTL_SECONDS,
-    });
-  }
+  const setSessionCookie = (request: FastifyRequest, reply: FastifyReply, session: Session) => setCookie(request, reply, session, cookiePath);
 
   /** The session a form was posted in, when the form carries its CSRF token; else 403. */
   async function postedSession(request: FastifyRequest, csrf: string | undefined): Promise<Session> {

@@ -8,8 +8,7 @@ import { constantEquals } from '../../../platform/constant-equals.js';
 import type { Database } from '../../../platform/database.js';
 import type { ClientStore, OAuthClient } from '../clients/client-store.js';
 import type { PendingAuthorization } from '../../schema.js';
-import { verifyPassword } from '../../security/passwords.js';
-import { findUserByLogin } from '../../security/queries.js';
+import { createPasswordSignIn } from '../sign-in.js';
 import { InvalidRequest, InvalidScope, OAuthError, UnauthorizedClient } from '../errors.js';
 import { clientScope, parseScope } from '../grants/shared.js';
 import { allApproved, rememberDecision } from './approvals.js';
@@ -83,6 +82,8 @@ export function createAuthorizeService(deps: {
     return redirectTo(request.redirectUri, { code, state: request.state });
   }
 
+  const signIn = createPasswordSignIn(deps);
+
   return {
     async validateRequest(query) {
       const client = query.client_id ? await deps.clients.get(query.client_id) : undefined;
@@ -133,20 +134,7 @@ export function createAuthorizeService(deps: {
       };
     },
 
-    async signIn(username, password, ip) {
-      const login = username.toLowerCase();
-      deps.limiter?.check(login, ip);
-      const user = login ? await findUserByLogin(deps.db, login) : undefined;
-      // An unknown user costs one comparison too (alike timing).
-      const ok = await verifyPassword(password, user?.passwordHash);
-      if (!user || !ok) {
-        deps.limiter?.recordFailure(login, ip);
-        return undefined;
-      }
-      // Not a failed authentication (the password was right), so not counted.
-      if (!user.activated) return undefined;
-      return user.login;
-    },
+    signIn,
 
     async afterSignIn(request, login) {
       const client = await deps.clients.get(request.clientId);

@@ -1,0 +1,151 @@
+/**
+ * What every admin UI request carries and how a page is answered.
+ *
+ * `uiGuard` (a preValidation hook of the UI scope, after the form body is parsed) loads the
+ * session of the request's cookie and its user's principal, the same one the API gets for a
+ * signed-in session (security/session-auth.ts), into `request.mpAuth`: so a page calls the API's
+ * services with `actorOf(request)` and the same permission checks apply. Then:
+ * - a page that is not public needs a signed-in user with a role other than participant;
+ *   without one, a GET is redirected to `/login?next=…` and anything else is refused (403);
+ * - every POST must carry the session's CSRF token in the form field `_csrf` (403 otherwise),
+ *   public forms included (sign-in, password reset): they get an anonymous session for it.
+ */
+import type {} from '@fastify/view';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../platform/errors.js';
+import type { MpAuth } from '../security/principal.js';
+import type { SessionAuth } from '../security/session-auth.js';
+import { sessionIdOf, setSessionCookie } from '../session/cookie.js';
+import type { Session, SessionStore } from '../session/sessions.js';
+import { languageOf, translator, type MessageKey, type Translate } from './i18n.js';
+
+export interface UiContext {
+  /** The site's path prefix (`MANAGEMENTPORTAL_CONTEXT_PATH`): every link and form starts with it. */
+  base: string;
+  session: Session | undefined;
+  /** The signed-in user's principal (also `request.mpAuth`), when signed in and allowed. */
+  auth: MpAuth | undefined;
+  lang: string;
+  t: Translate;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The admin UI's request context (management/ui); null outside the UI scope. */
+    ui: UiContext | null;
+  }
+  interface FastifyContextConfig {
+    /** An admin UI page anyone may open (sign-in, password reset, activation, content). */
+    publicPage?: boolean;
+  }
+}
+
+/** 403: a POST without the session's CSRF token. */
+export class CsrfRejected extends DomainError {
+  constructor() { super(403, 'error.csrf'); this.name = 'CsrfRejected'; }
+}
+
+const PARTICIPANT = 'ROLE_PARTICIPANT';
+/** Who may use the admin pages: the admin, or a user with any role but participant. */
+export const mayUseAdminUi = (auth: MpAuth): boolean => auth.roles.some((role) => role.authority !== PARTICIPANT);
+export const isSysAdmin = (auth: MpAuth | undefined): boolean => auth?.roles.some((role) => role.authority === 'ROLE_SYS_ADMIN') ?? false;
+
+export function context(request: FastifyRequest): UiContext {
+  if (!request.ui) throw new Error('admin UI page outside the UI scope');
+  return request.ui;
+}
+
+/**
+ * Where to go back to after sign-in: a path of this site only (no scheme, host, `//` or `\`), else
+ * the home page. Stops an open redirect through `/login?next=`.
+ */
+export function safeNext(next: unknown, base: string): string {
+  const home = `${base}/`;
+  if (typeof next !== 'string' || next.length > 2048 || !next.startsWith(home) && next !== base) return home;
+  if (/[\\\u0000-\u001f]/.test(next) || next.startsWith('//')) return home;
+  const url = new URL(next, 'http://site.invalid');
+  return url.origin === 'http://site.invalid' && (url.pathname === base || url.pathname.startsWith(home)) ? url.pathname + url.search : home;
+}
+
+export interface UiGuardDeps {
+  sessions: SessionStore;
+  sessionAuth: Pick<SessionAuth, 'principalOfUser'>;
+  base: string;
+}
+
+export function uiGuard(deps: UiGuardDeps) {
+  return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const session = await deps.sessions.load(sessionIdOf(request));
+    let auth: MpAuth | undefined;
+    if (session?.userLogin) {
+      const principal = await deps.sessionAuth.principalOfUser(session.userLogin);
+      if (principal && mayUseAdminUi(principal)) auth = principal;
+    }
+    request.mpAuth = auth ?? null;
+    const lang = languageOf(undefined, request.headers['accept-language']);
+    request.ui = { base: deps.base, session, auth, lang, t: translator(lang) };
+
+    const publicPage = request.routeOptions.config.publicPage === true;
+    if (request.method === 'POST') {
+      const csrf = (request.body as { _csrf?: unknown } | undefined)?._csrf;
+      if (!session || typeof csrf !== 'string' || !deps.sessions.csrfMatches(session, csrf)) throw new CsrfRejected();
+    }
+    if (!publicPage && !auth) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') throw new CsrfRejected();
+      const next = safeNext(request.url, deps.base);
+      return reply.redirect(`${deps.base}/login?next=${encodeURIComponent(next)}`, 303);
+    }
+  };
+}
+
+/** A session for a form of a public page (its CSRF token); the signed-in one when there is one. */
+export async function ensureSession(request: FastifyRequest, reply: FastifyReply, sessions: SessionStore): Promise<Session> {
+  const ui = context(request);
+  if (ui.session) return ui.session;
+  ui.session = await sessions.create(null);
+  setSessionCookie(request, reply, ui.session, `${ui.base}/`);
+  return ui.session;
+}
+
+const CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "form-action 'self'",
+  "frame-ancestors 'none'", "base-uri 'none'", "connect-src 'self'",
+].join('; ');
+
+/** Formats an instant for a page: `<time datetime>` in UTC, the zone named (ui.js shows it in the browser's zone). */
+export function timeHtml(value: Date | string | number | null | undefined, zone: string): string {
+  if (value === null || value === undefined || value === '') return '';
+  const date = value instanceof Date ? value : new Date(typeof value === 'number' ? value : value);
+  if (Number.isNaN(date.getTime())) return '';
+  const iso = date.toISOString();
+  return `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} ${zone}</time>`;
+}
+
+export interface PageData {
+  /** The page's `<title>` and its one `<h1>`. */
+  title: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Renders `views/ui/<template>.eta` in the layout with the context every page needs: `t`, `base`,
+ * `csrf` (for forms), `auth`, `time`, `sysAdmin`. HTML pages are never cached and never framed.
+ */
+export function render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status = 200) {
+  const ui = context(request);
+  return reply.code(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'same-origin')
+    .header('content-security-policy', CSP)
+    .view(`ui/${template}`, {
+      ...data,
+      t: ui.t, lang: ui.lang, base: ui.base, csrf: ui.session?.csrfToken ?? '', auth: ui.auth, sysAdmin: isSysAdmin(ui.auth),
+      time: (value: Date | string | number | null | undefined) => timeHtml(value, ui.t('time.zone')),
+    });
+}
+
+/** A message key of the catalogue, for errors pages show. */
+export type { MessageKey };

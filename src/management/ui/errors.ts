@@ -1,0 +1,28 @@
+/**
+ * The admin UI's error pages: what the API answers as a JSON error, a page answers as an HTML page
+ * with the same status (403 when denied, 404 for an unknown entity, 400 for a bad form, 429 with
+ * `Retry-After` for too many failed sign-ins). A 5xx is logged and shows no detail.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { TooManyFailedAttempts } from '../oauth/limiter.js';
+import { CsrfRejected, render } from './context.js';
+import type { MessageKey } from './i18n.js';
+
+const GENERIC: Readonly<Record<number, MessageKey>> = { 400: 'error.400', 403: 'error.403', 404: 'error.404' };
+
+export function uiErrorHandler(error: FastifyError & { status?: number }, request: FastifyRequest, reply: FastifyReply) {
+  const ui = request.ui;
+  if (!ui) throw error;
+  if (error instanceof TooManyFailedAttempts) reply.header('retry-after', String(error.retryAfterSeconds));
+  const raw = error.status ?? error.statusCode;
+  const status = typeof raw === 'number' && raw >= 400 && raw < 500 ? raw : 500;
+  if (status >= 500) request.log.error({ err: error }, 'admin page error');
+  else request.log.info({ status }, 'admin page refused');
+  const message = error instanceof CsrfRejected ? ui.t('error.csrf')
+    : error instanceof TooManyFailedAttempts ? ui.t('login.limited')
+      : status >= 500 ? ui.t('error.500')
+        : status === 403 ? ui.t('error.403')
+          : error.validation ? ui.t('error.400')
+            : error.message || ui.t(GENERIC[status] ?? 'error.400');
+  return render(request, reply, 'error', { title: ui.t('error.title'), message, status }, status);
+}

@@ -1,0 +1,47 @@
+/**
+ * English texts of the admin UI (complete: every key the pages use is here). `{name}` is replaced
+ * by the page's parameter of that name. Page modules add their keys in their own section.
+ */
+export const en = {
+  // Layout and navigation
+  'app.title': 'RADAR-base ManagementPortal',
+  'nav.label': 'Main',
+  'nav.home': 'Home',
+  'nav.organizations': 'Organizations',
+  'nav.sourceTypes': 'Source types',
+  'nav.users': 'Users',
+  'nav.clients': 'OAuth clients',
+  'nav.audits': 'Audits',
+  'nav.notifications': 'Notifications',
+  'nav.account': 'Account',
+  'nav.signOut': 'Sign out',
+  'logo.navbar': 'RADAR-base logo',
+  'logo.home': 'RADAR-base',
+  'time.zone': 'UTC',
+  'common.save': 'Save',
+  'common.cancel': 'Cancel',
+  'common.back': 'Back',
+  'common.none': 'None',
+  // Sign-in
+  'login.title': 'Sign in',
+  'login.username': 'Username',
+  'login.password': 'Password',
+  'login.submit': 'Sign in',
+  'login.failed': 'Wrong user name or password.',
+  'login.notAllowed': 'This account cannot use the administration pages.',
+  'login.limited': 'Too many failed sign-in attempts. Try again in a minute.',
+  'login.forgot': 'Forgot your password?',
+  // Home
+  'home.title': 'Studies',
+  'home.welcome': 'Signed in as {login}.',
+  'home.noProjects': 'No projects.',
+  // Errors
+  'error.title': 'Error',
+  'error.403': 'You do not have permission to see this page or do this.',
+  'error.404': 'Not found.',
+  'error.400': 'The request is not valid.',
+  'error.csrf': 'This form has expired or did not come from this site. Go back, reload the page and try again.',
+  'error.500': 'Something went wrong. Please try again later.',
+} as const;
+
+export type MessageKey = keyof typeof en;
