@@ -13,7 +13,7 @@ import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
-import { appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
+import { appserverNotificationDesk, appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
 import { loadManagementKeys, managementPlugin, managementSettings } from './management/plugin.js';
 
 export interface BuildOptions {
@@ -60,7 +60,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(actuatorPlugin);
   await app.register((await import('./platform/mail.js')).mailPlugin);
 
-  await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData });
+  // The admin UI's notification pages read and send through the app server (the domains meet only here).
+  const notificationDesk = appserverNotificationDesk(app.db.db, app.events);
+  await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk });
   await app.register(appserverPlugin, { prefix: config.appserverContextPath });
   return app;
 }

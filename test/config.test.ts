@@ -48,6 +48,8 @@ describe('defaults', () => {
       managementportalFrontendAccessTokenValiditySeconds: 14400,
       managementportalFrontendRefreshTokenValiditySeconds: 259200,
       managementportalCommonAdminPassword: undefined,
+      managementportalUiSessionTimeout: 1800,
+      managementportalUiLogoDir: undefined,
       managementportalCommonBaseUrl: 'http://localhost:8080',
       managementportalCommonManagementPortalBaseUrl: 'http://localhost:8080/managementportal',
       managementportalCommonPrivacyPolicyUrl: 'http://info.thehyve.nl/radar-cns-privacy-policy',

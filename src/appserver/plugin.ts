@@ -17,6 +17,7 @@ import { createUserService } from './users/service.js';
 import { projectRoutes } from './projects/routes.js';
 import { userRoutes } from './users/routes.js';
 import { createMessageService } from './messages/service.js';
+import { createStudyNotifications } from './study-notifications.js';
 import { notificationCodec } from './notifications/codec.js';
 import { notificationRoutes } from './notifications/routes.js';
 import { FcmNotificationDto } from './notifications/schemas.js';
@@ -29,6 +30,10 @@ import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulerMetrics } from './scheduler/metrics.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
+
+/** The admin UI's view of notifications (its `NotificationDesk`): `app.ts` hands it to the management domain. */
+export const appserverNotificationDesk = (db: Database, bus: Parameters<typeof appserverEvents>[0]) =>
+  createStudyNotifications({ db, events: appserverEvents(bus) });
 
 export const appserverPlugin: FastifyPluginAsync = async (app) => {
   const db: Database = app.db.db;

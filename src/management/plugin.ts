@@ -51,6 +51,7 @@ import { createPairingService } from './pairing/service.js';
 import { managementApi } from './api/routes.js';
 import { registerPageSupport } from './pages.js';
 import { adminUi } from './ui/plugin.js';
+import type { NotificationDesk } from './ui/notifications/desk.js';
 import { createPasswordSignIn } from './oauth/sign-in.js';
 import { auditsRoutes } from './api/audits/routes.js';
 import { createAuditService } from './api/audits/service.js';
@@ -83,6 +84,7 @@ import { usersRoutes } from './api/users/routes.js';
 import { createUserService } from './api/users/service.js';
 
 export { managementSettings, type ManagementSettings } from './settings.js';
+export type { NotificationDesk } from './ui/notifications/desk.js';
 
 export const DEFAULT_KEY_STORE = 'config/keystore.p12';
 export const REFERENCE_KEY_STORE = '/mp-includes/config/keystore.p12';
@@ -116,9 +118,11 @@ export interface ManagementPluginOptions {
   now?: () => number;
   /** Load the dev profile's demo data (managementportal.md §9). */
   demoData?: boolean;
+  /** The app server's notifications for the admin UI's pages (undefined: those pages say it is unavailable). */
+  notificationDesk?: NotificationDesk | undefined;
 }
 
-export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { settings, keys, now = Date.now, demoData = false }) => {
+export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { settings, keys, now = Date.now, demoData = false, notificationDesk }) => {
   const db: Database = app.db.db;
   const log = app.log.child({ component: 'management' });
 
@@ -236,6 +240,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       sessions, sessionAuth, now, logoDir: settings.ui.logoDir,
       signIn: createPasswordSignIn({ db, limiter }),
       services: { projects: services.projects },
+      notificationDesk,
     });
   });
 

@@ -116,3 +116,8 @@ export const countExternalStateEvents = async (db: Executor, messageId: number) 
 /** Ids and kinds of all of a user's messages (to tell listeners when the user is deleted). */
 export const listMessageIdsOfUser = (db: Executor, userId: number) =>
   db.select({ id: messages.id, kind: messages.kind }).from(messages).where(eq(messages.userId, userId));
+
+/** The state events of several messages, oldest first (the admin UI's notification history). */
+export const listStateEventsOfMessages = (db: Executor, messageIds: number[]) =>
+  messageIds.length === 0 ? Promise.resolve([])
+    : db.select().from(messageStateEvents).where(inArray(messageStateEvents.messageId, messageIds)).orderBy(asc(messageStateEvents.time), asc(messageStateEvents.id));

@@ -13,6 +13,8 @@ import { contentRoutes } from './content.js';
 import { uiGuard } from './context.js';
 import { uiErrorHandler } from './errors.js';
 import { homeRoutes } from './home.js';
+import type { NotificationDesk } from './notifications/desk.js';
+import { notificationPages } from './notifications/pages.js';
 import { signInRoutes } from './sign-in.js';
 
 export interface AdminUiOptions {
@@ -25,9 +27,11 @@ export interface AdminUiOptions {
   services: {
     projects: ProjectService;
   };
+  /** The app server's notifications (app.ts passes them in). */
+  notificationDesk: NotificationDesk | undefined;
 }
 
-export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services }) => {
+export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services, notificationDesk }) => {
   const base = app.prefix;
   app.decorateRequest('ui', null);
   app.addHook('preValidation', uiGuard({ sessions, sessionAuth, base }));
@@ -36,4 +40,5 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(contentRoutes, { logoDir });
   await app.register(signInRoutes, { signIn, sessions, sessionAuth, now });
   await app.register(homeRoutes, { projects: services.projects });
+  await app.register(notificationPages, { projects: services.projects, desk: notificationDesk });
 };

@@ -2,7 +2,9 @@
  * English texts of the admin UI (complete: every key the pages use is here). `{name}` is replaced
  * by the page's parameter of that name. Page modules add their keys in their own section.
  */
-export const en = {
+import { notificationsEn } from './notifications.en.js';
+
+const core = {
   // Layout and navigation
   'app.title': 'RADAR-base ManagementPortal',
   'nav.label': 'Main',
@@ -43,5 +45,11 @@ export const en = {
   'error.csrf': 'This form has expired or did not come from this site. Go back, reload the page and try again.',
   'error.500': 'Something went wrong. Please try again later.',
 } as const;
+
+/** Every area's texts: one spread per page area. */
+export const en = {
+  ...core,
+  ...notificationsEn,
+};
 
 export type MessageKey = keyof typeof en;
