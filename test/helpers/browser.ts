@@ -59,6 +59,12 @@ export async function signIn(page: Page, base: string, username = 'admin', passw
  */
 export async function accessibilityProblems(page: Page, opts: { signedIn: boolean }): Promise<string[]> {
   return page.evaluate((signedIn) => {
+    // Runs in the page; the test project has no DOM types, so the little it uses is typed here.
+    interface El {
+      tagName: string; name?: string; id?: string; type?: string; value?: string; textContent: string | null;
+      labels?: { length: number } | null; getAttribute(name: string): string | null; hasAttribute(name: string): boolean;
+    }
+    const document = (globalThis as unknown as { document: { documentElement: { lang: string }; querySelectorAll(selector: string): Iterable<El> & { length: number } } }).document;
     const problems: string[] = [];
     if (!document.documentElement.lang) problems.push('<html> without lang');
     if (document.querySelectorAll('main').length !== 1) problems.push('not exactly one <main>');
@@ -67,8 +73,7 @@ export async function accessibilityProblems(page: Page, opts: { signedIn: boolea
     if (h1 !== 1) problems.push(`${h1} <h1> elements`);
     for (const img of document.querySelectorAll('img')) if (!img.hasAttribute('alt')) problems.push(`<img src=${img.getAttribute('src')}> without alt`);
     const controls = document.querySelectorAll('input:not([type=hidden]), select, textarea, button');
-    for (const control of controls) {
-      const el = control as HTMLInputElement;
+    for (const el of controls) {
       const named = (el.labels?.length ?? 0) > 0 || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')
         || (el.tagName === 'BUTTON' && el.textContent?.trim()) || (el.type === 'submit' && el.value);
       if (!named) problems.push(`unnamed ${el.tagName.toLowerCase()} ${el.name || el.id || ''}`);
