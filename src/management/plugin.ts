@@ -235,7 +235,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     await pages.register(adminUi, {
       sessions, sessionAuth, now, logoDir: settings.ui.logoDir,
       signIn: createPasswordSignIn({ db, limiter }),
-      services: { projects: services.projects },
+      services: { projects: services.projects, oauthClients: services.oauthClients },
     });
   });
 

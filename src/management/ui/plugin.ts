@@ -5,6 +5,7 @@
  * user as actor (context.ts); each page module gets only the services it uses.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { OAuthClientService } from '../api/oauth-clients/service.js';
 import type { ProjectService } from '../api/projects/service.js';
 import type { PasswordSignIn } from '../oauth/sign-in.js';
 import type { SessionAuth } from '../security/session-auth.js';
@@ -13,6 +14,7 @@ import { contentRoutes } from './content.js';
 import { uiGuard } from './context.js';
 import { uiErrorHandler } from './errors.js';
 import { homeRoutes } from './home.js';
+import { oauthClientRoutes } from './oauth-clients.js';
 import { signInRoutes } from './sign-in.js';
 
 export interface AdminUiOptions {
@@ -24,6 +26,7 @@ export interface AdminUiOptions {
   logoDir: string | undefined;
   services: {
     projects: ProjectService;
+    oauthClients: OAuthClientService;
   };
 }
 
@@ -36,4 +39,5 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(contentRoutes, { logoDir });
   await app.register(signInRoutes, { signIn, sessions, sessionAuth, now });
   await app.register(homeRoutes, { projects: services.projects });
+  await app.register(oauthClientRoutes, { oauthClients: services.oauthClients });
 };
