@@ -235,7 +235,9 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     await pages.register(adminUi, {
       sessions, sessionAuth, now, logoDir: settings.ui.logoDir,
       signIn: createPasswordSignIn({ db, limiter }),
-      services: { projects: services.projects, oauthClients: services.oauthClients },
+      services: {
+        projects: services.projects, oauthClients: services.oauthClients, users: services.users, account, organizations: services.organizations,
+      },
     });
   });
 

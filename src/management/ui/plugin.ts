@@ -5,7 +5,10 @@
  * user as actor (context.ts); each page module gets only the services it uses.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { AccountService } from '../account/service.js';
 import type { OAuthClientService } from '../api/oauth-clients/service.js';
+import type { OrganizationService } from '../api/organizations/service.js';
+import type { UserService } from '../api/users/service.js';
 import type { ProjectService } from '../api/projects/service.js';
 import type { PasswordSignIn } from '../oauth/sign-in.js';
 import type { SessionAuth } from '../security/session-auth.js';
@@ -15,6 +18,7 @@ import { uiGuard } from './context.js';
 import { uiErrorHandler } from './errors.js';
 import { homeRoutes } from './home.js';
 import { oauthClientRoutes } from './oauth-clients.js';
+import { userRoutes } from './users.js';
 import { signInRoutes } from './sign-in.js';
 
 export interface AdminUiOptions {
@@ -27,6 +31,9 @@ export interface AdminUiOptions {
   services: {
     projects: ProjectService;
     oauthClients: OAuthClientService;
+    users: UserService;
+    account: AccountService;
+    organizations: OrganizationService;
   };
 }
 
@@ -40,4 +47,5 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(signInRoutes, { signIn, sessions, sessionAuth, now });
   await app.register(homeRoutes, { projects: services.projects });
   await app.register(oauthClientRoutes, { oauthClients: services.oauthClients });
+  await app.register(userRoutes, { users: services.users, account: services.account, projects: services.projects, organizations: services.organizations });
 };

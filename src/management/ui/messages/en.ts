@@ -3,9 +3,11 @@
  * by the page's parameter of that name. Page modules add their keys in their own section.
  */
 import { oauthClientsEn } from './oauth-clients.en.js';
+import { usersEn } from './users.en.js';
 
 export const en = {
   ...oauthClientsEn,
+  ...usersEn,
   // Layout and navigation
   'app.title': 'RADAR-base ManagementPortal',
   'nav.label': 'Main',
