@@ -5,14 +5,18 @@
  * user as actor (context.ts); each page module gets only the services it uses.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { RequestLimiter } from '../account/limiter.js';
 import type { AccountService } from '../account/service.js';
 import type { OAuthClientService } from '../api/oauth-clients/service.js';
 import type { OrganizationService } from '../api/organizations/service.js';
 import type { UserService } from '../api/users/service.js';
 import type { ProjectService } from '../api/projects/service.js';
+import type { ApprovalService } from '../oauth/authorize/approvals.js';
 import type { PasswordSignIn } from '../oauth/sign-in.js';
 import type { SessionAuth } from '../security/session-auth.js';
 import type { SessionStore } from '../session/sessions.js';
+import { ownAccountPages } from './account/own-pages.js';
+import { publicAccountPages } from './account/public-pages.js';
 import { contentRoutes } from './content.js';
 import { uiGuard } from './context.js';
 import { uiErrorHandler } from './errors.js';
@@ -34,6 +38,9 @@ export interface AdminUiOptions {
     users: UserService;
     account: AccountService;
     organizations: OrganizationService;
+    approvals: ApprovalService;
+    /** The API's limiter of password-reset requests, shared with the page. */
+    resetLimiter: RequestLimiter;
   };
 }
 
@@ -47,5 +54,7 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(signInRoutes, { signIn, sessions, sessionAuth, now });
   await app.register(homeRoutes, { projects: services.projects });
   await app.register(oauthClientRoutes, { oauthClients: services.oauthClients });
+  await app.register(publicAccountPages, { account: services.account, sessions, resetLimiter: services.resetLimiter });
+  await app.register(ownAccountPages, { account: services.account, signIn, approvals: services.approvals });
   await app.register(userRoutes, { users: services.users, account: services.account, projects: services.projects, organizations: services.organizations });
 };

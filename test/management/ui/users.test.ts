@@ -71,7 +71,7 @@ describe.skipIf(!browserAvailable)('admin UI: users', () => {
     await row.getByRole('button', { name: 'Send activation link' }).click();
     expect(await page.getByRole('status').textContent()).toContain(login);
     await until(() => expect(mailsTo(email)).toHaveLength(2));
-    const keys = mailsTo(email).map((m) => /reset\/finish\?key=(\d+)/.exec(plainText(m.raw))?.[1]);
+    const keys = mailsTo(email).map((m) => /\/account\/reset\/finish\?key=(\d+)/.exec(plainText(m.raw))?.[1]);
     expect(keys[0]).toBeDefined();
     expect(keys[1]).not.toBe(keys[0]);
 

@@ -2,10 +2,12 @@
  * English texts of the admin UI (complete: every key the pages use is here). `{name}` is replaced
  * by the page's parameter of that name. Page modules add their keys in their own section.
  */
+import { accountEn } from './account.en.js';
 import { oauthClientsEn } from './oauth-clients.en.js';
 import { usersEn } from './users.en.js';
 
 export const en = {
+  ...accountEn,
   ...oauthClientsEn,
   ...usersEn,
   // Layout and navigation

@@ -1,9 +1,11 @@
 /** Dutch texts of the admin UI; a missing key shows the English text. */
 import type { MessageKey } from './en.js';
+import { accountNl } from './account.nl.js';
 import { oauthClientsNl } from './oauth-clients.nl.js';
 import { usersNl } from './users.nl.js';
 
 export const nl: Partial<Record<MessageKey, string>> = {
+  ...accountNl,
   ...oauthClientsNl,
   ...usersNl,
   'nav.label': 'Hoofdmenu',
