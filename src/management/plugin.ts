@@ -240,7 +240,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       signIn: createPasswordSignIn({ db, limiter }),
       services: {
         projects: services.projects, oauthClients: services.oauthClients, users: services.users, account, organizations: services.organizations,
-        approvals: createApprovalService({ db, now }), resetLimiter,
+        approvals: createApprovalService({ db, now }), resetLimiter, sourceTypes: services.sourceTypes, audits: services.audits,
       },
     });
   });

@@ -7,6 +7,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { RequestLimiter } from '../account/limiter.js';
 import type { AccountService } from '../account/service.js';
+import type { AuditService } from '../api/audits/service.js';
+import type { SourceTypeService } from '../api/source-types/service.js';
 import type { OAuthClientService } from '../api/oauth-clients/service.js';
 import type { OrganizationService } from '../api/organizations/service.js';
 import type { UserService } from '../api/users/service.js';
@@ -22,6 +24,9 @@ import { uiGuard } from './context.js';
 import { uiErrorHandler } from './errors.js';
 import { homeRoutes } from './home.js';
 import { oauthClientRoutes } from './oauth-clients.js';
+import { organizationRoutes } from './organizations.js';
+import { sourceTypeRoutes } from './source-types.js';
+import { auditRoutes } from './audits.js';
 import { userRoutes } from './users.js';
 import { signInRoutes } from './sign-in.js';
 
@@ -39,6 +44,8 @@ export interface AdminUiOptions {
     account: AccountService;
     organizations: OrganizationService;
     approvals: ApprovalService;
+    sourceTypes: SourceTypeService;
+    audits: AuditService;
     /** The API's limiter of password-reset requests, shared with the page. */
     resetLimiter: RequestLimiter;
   };
@@ -56,5 +63,8 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(oauthClientRoutes, { oauthClients: services.oauthClients });
   await app.register(publicAccountPages, { account: services.account, sessions, resetLimiter: services.resetLimiter });
   await app.register(ownAccountPages, { account: services.account, signIn, approvals: services.approvals });
+  await app.register(organizationRoutes, { organizations: services.organizations, users: services.users });
+  await app.register(sourceTypeRoutes, { sourceTypes: services.sourceTypes });
+  await app.register(auditRoutes, { audits: services.audits, now });
   await app.register(userRoutes, { users: services.users, account: services.account, projects: services.projects, organizations: services.organizations });
 };

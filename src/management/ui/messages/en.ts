@@ -3,12 +3,18 @@
  * by the page's parameter of that name. Page modules add their keys in their own section.
  */
 import { accountEn } from './account.en.js';
+import { auditsEn } from './audits.en.js';
 import { oauthClientsEn } from './oauth-clients.en.js';
+import { organizationsEn } from './organizations.en.js';
+import { sourceTypesEn } from './source-types.en.js';
 import { usersEn } from './users.en.js';
 
 export const en = {
   ...accountEn,
+  ...auditsEn,
   ...oauthClientsEn,
+  ...organizationsEn,
+  ...sourceTypesEn,
   ...usersEn,
   // Layout and navigation
   'app.title': 'RADAR-base ManagementPortal',

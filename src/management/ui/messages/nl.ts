@@ -1,12 +1,18 @@
 /** Dutch texts of the admin UI; a missing key shows the English text. */
 import type { MessageKey } from './en.js';
 import { accountNl } from './account.nl.js';
+import { auditsNl } from './audits.nl.js';
 import { oauthClientsNl } from './oauth-clients.nl.js';
+import { organizationsNl } from './organizations.nl.js';
+import { sourceTypesNl } from './source-types.nl.js';
 import { usersNl } from './users.nl.js';
 
 export const nl: Partial<Record<MessageKey, string>> = {
   ...accountNl,
+  ...auditsNl,
   ...oauthClientsNl,
+  ...organizationsNl,
+  ...sourceTypesNl,
   ...usersNl,
   'nav.label': 'Hoofdmenu',
   'nav.home': 'Start',
