@@ -5,10 +5,11 @@
  * password change, and the remembered OAuth consents listed and revoked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { eq } from 'drizzle-orm';
-import { browserAvailable, launchBrowser, screenshot, signIn, startUiApp, type UiTestApp } from '../../helpers/browser.js';
-import { managementClient, unique } from '../../helpers/management-api.js';
+import { browserAvailable, screenshot, signIn } from '../../helpers/browser.js';
+import { startAdminPages, type AdminPages } from '../../helpers/admin-pages.js';
+import { unique } from '../../helpers/management-api.js';
 import { startSmtpServer, type SmtpStub } from '../../helpers/smtp.js';
 import { until } from '../../helpers/eventually.js';
 import { mimeParts } from '../../helpers/account-mail.js';
@@ -19,39 +20,29 @@ import { allApproved, rememberDecision } from '../../../src/management/oauth/aut
 const plainText = (raw: string) => mimeParts(raw).find((p) => p.type === 'text/plain')?.body ?? '';
 
 describe.skipIf(!browserAvailable)('admin UI: account pages', () => {
-  let t: UiTestApp;
+  let ui: AdminPages;
+  let t: AdminPages['t'];
+  let api: AdminPages['api'];
   let smtp: SmtpStub;
-  let browser: Browser;
-  let api: ReturnType<typeof managementClient>;
   let project: { projectName: string };
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await startUiApp({ SMTP_URL: smtp.url });
-    api = managementClient(t.app);
+    ui = await startAdminPages({ SMTP_URL: smtp.url });
+    ({ t, api } = ui);
     project = await aProjectIn(t.app.db.db, await mainOrganization(t.app.db.db));
-    browser = await launchBrowser();
   });
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
+    await ui?.close();
     await smtp?.close();
   });
 
-  /** A page of a new browser context (no cookies), failing fast. */
-  async function newPage(): Promise<Page> {
-    const page = await (await browser.newContext()).newPage();
-    page.setDefaultTimeout(5000);
-    return page;
-  }
+  const newPage = () => ui.newPage();
 
   /** A project admin (password `Passw0rd`) signed in in a page of its own. */
   async function signedInUser(): Promise<{ login: string; page: Page }> {
     const { login } = await api.userWithRole('ROLE_PROJECT_ADMIN', { project: project.projectName });
-    const page = await newPage();
-    await page.goto(`${t.base}/login`);
-    await signIn(page, t.base, login, 'Passw0rd');
-    return { login, page };
+    return { login, page: await ui.signedIn(login, 'Passw0rd') };
   }
 
   it('resets a forgotten password from the sign-in page through the mailed link, then signs in with it', async () => {

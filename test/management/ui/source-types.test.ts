@@ -1,37 +1,26 @@
 /** `/source-types` in headless Chromium: every source type the API lists, with its source data. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { browserAvailable, launchBrowser, screenshot, signIn, startUiApp, type UiTestApp } from '../../helpers/browser.js';
-import { managementClient, unique } from '../../helpers/management-api.js';
+import type { Page } from 'playwright-core';
+import { browserAvailable, screenshot } from '../../helpers/browser.js';
+import { startAdminPages, type AdminPages } from '../../helpers/admin-pages.js';
+import { unique } from '../../helpers/management-api.js';
 
 describe.skipIf(!browserAvailable)('admin UI: source types', () => {
-  let t: UiTestApp;
-  let browser: Browser;
+  let ui: AdminPages;
   let page: Page;
-  let api: ReturnType<typeof managementClient>;
-  let adminToken: string;
 
   beforeAll(async () => {
-    t = await startUiApp();
-    api = managementClient(t.app);
-    adminToken = await api.tokenOf('admin', 'admin');
-    browser = await launchBrowser();
-    page = await browser.newPage();
-    page.setDefaultTimeout(5000);
-    await page.goto(`${t.base}/login`);
-    await signIn(page, t.base);
+    ui = await startAdminPages();
+    page = await ui.signedIn();
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(async () => ui?.close());
 
   it('lists the source types the API lists, each with its source data', async () => {
     const producer = unique('producer');
     const topics = [unique('topic'), unique('topic')];
     for (const model of ['E4', 'Phone']) {
-      const res = await api.call('POST', '/api/source-types', {
-        bearer: adminToken,
+      const res = await ui.api.call('POST', '/api/source-types', {
+        bearer: ui.adminToken,
         body: {
           producer, model, catalogVersion: 'v1', sourceTypeScope: 'PASSIVE', canRegisterDynamically: model === 'Phone',
           sourceData: model === 'E4' ? topics.map((name) => ({ sourceDataName: name, sourceDataType: 'ACCELEROMETER', topic: name, frequency: '32.0', unit: 'G' })) : [],
@@ -39,8 +28,8 @@ describe.skipIf(!browserAvailable)('admin UI: source types', () => {
       });
       expect(res.status).toBe(201);
     }
-    await page.goto(`${t.base}/source-types`);
-    const listed = (await api.call('GET', '/api/source-types?size=50', { bearer: adminToken })).body as { producer: string; model: string; catalogVersion: string }[];
+    await page.goto(`${ui.t.base}/source-types`);
+    const listed = (await ui.api.call('GET', '/api/source-types?size=50', { bearer: ui.adminToken })).body as { producer: string; model: string; catalogVersion: string }[];
     expect(listed.length).toBeGreaterThanOrEqual(2);
     for (const type of listed) {
       expect(await page.getByRole('cell', { name: `${type.producer} ${type.model} ${type.catalogVersion}`, exact: true }).count()).toBe(1);

@@ -4,47 +4,39 @@
  * `GET /api/users` then sees it. A project admin is refused what the API refuses it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { browserAvailable, launchBrowser, screenshot, signIn, startUiApp, type UiTestApp } from '../../helpers/browser.js';
-import { managementClient, unique } from '../../helpers/management-api.js';
+import type { Page } from 'playwright-core';
+import { browserAvailable, screenshot } from '../../helpers/browser.js';
+import { startAdminPages, type AdminPages } from '../../helpers/admin-pages.js';
+import { unique } from '../../helpers/management-api.js';
 import { startSmtpServer, type SmtpStub } from '../../helpers/smtp.js';
 import { until } from '../../helpers/eventually.js';
 import { mimeParts } from '../../helpers/account-mail.js';
 import { aProjectIn, mainOrganization } from '../../fixtures/management.js';
 
 describe.skipIf(!browserAvailable)('admin UI: users', () => {
-  let t: UiTestApp;
+  let ui: AdminPages;
   let smtp: SmtpStub;
-  let browser: Browser;
   let page: Page;
-  let api: ReturnType<typeof managementClient>;
-  let adminToken: string;
   let project: { projectName: string };
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await startUiApp({ SMTP_URL: smtp.url });
-    api = managementClient(t.app);
-    adminToken = await api.tokenOf('admin', 'admin');
-    project = await aProjectIn(t.app.db.db, await mainOrganization(t.app.db.db));
-    browser = await launchBrowser();
-    page = await browser.newPage();
-    await page.goto(`${t.base}/users`);
-    await signIn(page, t.base);
+    ui = await startAdminPages({ SMTP_URL: smtp.url });
+    project = await aProjectIn(ui.t.app.db.db, await mainOrganization(ui.t.app.db.db));
+    page = await ui.signedIn();
   });
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
+    await ui?.close();
     await smtp?.close();
   });
 
-  const user = async (login: string) => api.call('GET', `/api/users/${login}`, { bearer: adminToken });
+  const user = async (login: string) => ui.api.call('GET', `/api/users/${login}`, { bearer: ui.adminToken });
   const mailsTo = (address: string) => smtp.mails.filter((m) => m.to.includes(address));
 
   it('creates a user with roles, sends an activation link, edits and deletes it', async () => {
     const login = unique('ui-user');
     const email = `${login}@example.org`;
-    await page.goto(`${t.base}/users`);
+    await page.goto(`${ui.t.base}/users`);
     await page.getByRole('link', { name: 'Create user' }).click();
     await page.getByLabel('Login').fill(login);
     await page.getByLabel('First name').fill('Grace');
@@ -56,7 +48,7 @@ describe.skipIf(!browserAvailable)('admin UI: users', () => {
     await page.getByLabel('Project or organization of role 2').selectOption('organization:main');
     await screenshot(page, 'users-create');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.waitForURL(`${t.base}/users`);
+    await page.waitForURL(`${ui.t.base}/users`);
 
     const created = await user(login);
     expect(created.status).toBe(200);
@@ -83,7 +75,7 @@ describe.skipIf(!browserAvailable)('admin UI: users', () => {
     await page.getByLabel('Project or organization of role 2').selectOption('');
     await screenshot(page, 'users-edit');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.waitForURL(`${t.base}/users`);
+    await page.waitForURL(`${ui.t.base}/users`);
     const edited = (await user(login)).body;
     expect(edited.firstName).toBe('Ada');
     expect(edited.roles.map((r: { authorityName: string }) => r.authorityName)).toEqual(['ROLE_PROJECT_ADMIN']);
@@ -91,13 +83,13 @@ describe.skipIf(!browserAvailable)('admin UI: users', () => {
     await page.getByRole('link', { name: `Delete ${login}` }).click();
     await screenshot(page, 'users-delete');
     await page.getByRole('button', { name: 'Delete' }).click();
-    await page.waitForURL(`${t.base}/users`);
+    await page.waitForURL(`${ui.t.base}/users`);
     expect((await user(login)).status).toBe(404);
   });
 
   it('a role without its project answers the form again (400) with an alert and creates nothing', async () => {
     const login = unique('ui-bad');
-    await page.goto(`${t.base}/users/new`);
+    await page.goto(`${ui.t.base}/users/new`);
     await page.getByLabel('Login').fill(login);
     await page.getByLabel('Role 1', { exact: true }).selectOption('ROLE_PROJECT_ADMIN');
     const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Save' }).click()]);
@@ -108,12 +100,9 @@ describe.skipIf(!browserAvailable)('admin UI: users', () => {
   });
 
   it('a project admin gets the 403 page for creating a system admin, as from the API', async () => {
-    const projectAdmin = await api.userWithRole('ROLE_PROJECT_ADMIN', { project: project.projectName });
-    const context = await browser.newContext();
-    const other = await context.newPage();
-    await other.goto(`${t.base}/login`);
-    await signIn(other, t.base, projectAdmin.login, 'Passw0rd');
-    await other.goto(`${t.base}/users/new`);
+    const projectAdmin = await ui.api.userWithRole('ROLE_PROJECT_ADMIN', { project: project.projectName });
+    const other = await ui.signedIn(projectAdmin.login, 'Passw0rd');
+    await other.goto(`${ui.t.base}/users/new`);
     const login = unique('ui-sys');
     await other.getByLabel('Login').fill(login);
     await other.getByLabel('Role 1', { exact: true }).selectOption('ROLE_SYS_ADMIN');
@@ -121,7 +110,6 @@ describe.skipIf(!browserAvailable)('admin UI: users', () => {
     expect(response.status()).toBe(403);
     await screenshot(other, 'users-denied');
     expect((await user(login)).status).toBe(404);
-    await context.close();
   });
 });
 
