@@ -31,6 +31,7 @@ import { oauthRoutes } from './oauth/routes.js';
 import { createFailedAttemptLimiter } from './oauth/limiter.js';
 import { authorizeRoutes } from './oauth/authorize/routes.js';
 import { createAuthorizeService } from './oauth/authorize/service.js';
+import { createApprovalService } from './oauth/authorize/approvals.js';
 import { createBearerAuth } from './security/bearer-auth.js';
 import { createSessionAuth } from './security/session-auth.js';
 import { logoutRoutes } from './security/logout-routes.js';
@@ -194,6 +195,8 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     users: createUserService({ db, now, onUserCreated: (user) => accountMail.creation(user) }),
   };
   const { account, pairing } = services;
+  // Password-reset requests count together, whether asked through the API or the admin UI's page.
+  const resetLimiter = createResetRequestLimiter({ now });
 
   // Each route module gets only what it uses.
   await app.register(managementApi, {
@@ -202,7 +205,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       await api.register(publicRoutes, { service: services.publicProjects, profile: settings.profile, hiddenSubjectFields: settings.hiddenSubjectFields });
       // The cookie path of the sign-in pages (oauth/authorize/routes.ts).
       await api.register(logoutRoutes, { session: sessionAuth, cookiePath: `${app.prefix}/` });
-      await api.register(publicAccountRoutes, { account, limiter: createResetRequestLimiter({ now }) });
+      await api.register(publicAccountRoutes, { account, limiter: resetLimiter });
       await api.register(publicMetaTokenRoutes, { pairing, limiter: createMetaTokenReadLimiter({ maxPerMinute: settings.metaTokenReadsPerMinute, now }) });
     },
     secured: async (api) => {
@@ -239,7 +242,10 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     await pages.register(adminUi, {
       sessions, sessionAuth, now, logoDir: settings.ui.logoDir,
       signIn: createPasswordSignIn({ db, limiter }),
-      services: { projects: services.projects },
+      services: {
+        projects: services.projects, oauthClients: services.oauthClients, users: services.users, account, organizations: services.organizations,
+        approvals: createApprovalService({ db, now }), resetLimiter, sourceTypes: services.sourceTypes, audits: services.audits,
+      },
       notificationDesk,
     });
   });

@@ -2,7 +2,13 @@
  * English texts of the admin UI (complete: every key the pages use is here). `{name}` is replaced
  * by the page's parameter of that name. Page modules add their keys in their own section.
  */
+import { accountEn } from './account.en.js';
+import { auditsEn } from './audits.en.js';
 import { notificationsEn } from './notifications.en.js';
+import { oauthClientsEn } from './oauth-clients.en.js';
+import { organizationsEn } from './organizations.en.js';
+import { sourceTypesEn } from './source-types.en.js';
+import { usersEn } from './users.en.js';
 
 const core = {
   // Layout and navigation
@@ -49,7 +55,13 @@ const core = {
 /** Every area's texts: one spread per page area. */
 export const en = {
   ...core,
+  ...accountEn,
+  ...auditsEn,
   ...notificationsEn,
+  ...oauthClientsEn,
+  ...organizationsEn,
+  ...sourceTypesEn,
+  ...usersEn,
 };
 
 export type MessageKey = keyof typeof en;

@@ -1,6 +1,12 @@
 /** Dutch texts of the admin UI; a missing key shows the English text. */
 import type { MessageKey } from './en.js';
+import { accountNl } from './account.nl.js';
+import { auditsNl } from './audits.nl.js';
 import { notificationsNl } from './notifications.nl.js';
+import { oauthClientsNl } from './oauth-clients.nl.js';
+import { organizationsNl } from './organizations.nl.js';
+import { sourceTypesNl } from './source-types.nl.js';
+import { usersNl } from './users.nl.js';
 
 const core: Partial<Record<MessageKey, string>> = {
   'nav.label': 'Hoofdmenu',
@@ -38,5 +44,11 @@ const core: Partial<Record<MessageKey, string>> = {
 
 export const nl: Partial<Record<MessageKey, string>> = {
   ...core,
+  ...accountNl,
+  ...auditsNl,
   ...notificationsNl,
+  ...oauthClientsNl,
+  ...organizationsNl,
+  ...sourceTypesNl,
+  ...usersNl,
 };
