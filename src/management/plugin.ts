@@ -235,7 +235,11 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     await pages.register(adminUi, {
       sessions, sessionAuth, now, logoDir: settings.ui.logoDir,
       signIn: createPasswordSignIn({ db, limiter }),
-      services: { projects: services.projects },
+      services: {
+        projects: services.projects,
+        subjects: services.subjects, groups: services.groups, sources: services.sources, users: services.users,
+        oauthClients: services.oauthClients, pairing,
+      },
     });
   });
 

@@ -13,6 +13,7 @@ import { contentRoutes } from './content.js';
 import { uiGuard } from './context.js';
 import { uiErrorHandler } from './errors.js';
 import { homeRoutes } from './home.js';
+import { projectPages, type ProjectPagesServices } from './projects/plugin.js';
 import { signInRoutes } from './sign-in.js';
 
 export interface AdminUiOptions {
@@ -24,7 +25,7 @@ export interface AdminUiOptions {
   logoDir: string | undefined;
   services: {
     projects: ProjectService;
-  };
+  } & ProjectPagesServices;
 }
 
 export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services }) => {
@@ -36,4 +37,5 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(contentRoutes, { logoDir });
   await app.register(signInRoutes, { signIn, sessions, sessionAuth, now });
   await app.register(homeRoutes, { projects: services.projects });
+  await app.register(projectPages, services);
 };

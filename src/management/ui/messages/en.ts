@@ -2,7 +2,10 @@
  * English texts of the admin UI (complete: every key the pages use is here). `{name}` is replaced
  * by the page's parameter of that name. Page modules add their keys in their own section.
  */
+import { projectsEn } from './projects.en.js';
+
 export const en = {
+  ...projectsEn,
   // Layout and navigation
   'app.title': 'RADAR-base ManagementPortal',
   'nav.label': 'Main',

@@ -1,7 +1,9 @@
 /** Dutch texts of the admin UI; a missing key shows the English text. */
 import type { MessageKey } from './en.js';
+import { projectsNl } from './projects.nl.js';
 
 export const nl: Partial<Record<MessageKey, string>> = {
+  ...projectsNl,
   'nav.label': 'Hoofdmenu',
   'nav.home': 'Start',
   'nav.organizations': 'Organisaties',
