@@ -14,7 +14,7 @@ import type { UserService } from '../../api/users/service.js';
 import { actorOf, principal } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import type { MessageKey } from '../i18n.js';
-import { PROJECT_NAME, projectHeader, subjectPath } from './project.js';
+import { headerOf, PROJECT_NAME, projectHeader, subjectPath } from './project.js';
 import { filtersOf, listQueryOf, nextPageUrl, shownBefore, SORTS, SubjectsPageQuery } from './subject-list.js';
 
 export interface ProjectPageServices {
@@ -37,12 +37,9 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
     const filters = filtersOf(request.query);
     const before = shownBefore(request.query);
     const actor = actorOf(request);
-    // The project, its groups and the page are read together; each checks the user's permission.
-    const [project, groupList, page] = await Promise.all([
-      projectHeader(request, projects, name, 'subjects'),
-      groups.list(name, actor),
-      subjects.list(listQueryOf(filters, request.query), actor, name),
-    ]);
+    // The groups (PROJECT.READ: 403 or 404 page) and the page (SUBJECT.READ) are read together.
+    const [groupList, page] = await Promise.all([groups.list(name, actor), subjects.list(listQueryOf(filters, request.query), actor, name)]);
+    const project = headerOf(request, name, 'subjects');
     const total = page.paging?.total ?? page.items.length;
     const shown = before + page.items.length;
     const last = page.paging?.lastRow;

@@ -29,17 +29,22 @@ export interface ProjectHeader {
 /** The project (403 page without PROJECT.READ, 404 page when unknown), with the tabs of its page. */
 export async function projectHeader(request: FastifyRequest, projects: ProjectService, name: string, current: Tab): Promise<ProjectHeader> {
   const project: ProjectDtoT = await projects.get(name, actorOf(request));
-  return headerOf(request, project, name, current);
+  return headerOf(request, name, current, project);
 }
 
-function headerOf(request: FastifyRequest, project: ProjectDtoT, name: string, current: Tab): ProjectHeader {
+/**
+ * The header of project `name` without reading the project (`details` absent: no description or
+ * organization shown); the caller has checked the user may read it. The subjects tab, the busiest
+ * page, reads only its groups and subjects.
+ */
+export function headerOf(request: FastifyRequest, name: string, current: Tab, details?: ProjectDtoT): ProjectHeader {
   const { t, base } = context(request);
   const path = projectPath(base, name);
   return {
     name,
-    id: project.id!,
-    description: project.description ?? '',
-    organization: project.organizationName ?? project.organization?.name ?? '',
+    id: details?.id ?? 0,
+    description: details?.description ?? '',
+    organization: details?.organizationName ?? details?.organization?.name ?? '',
     path,
     tabs: TABS.map((tab) => ({
       label: t(`project.tab.${tab}` as MessageKey),
