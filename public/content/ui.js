@@ -31,3 +31,29 @@
     }
   });
 })();
+
+// Project pages: "Load more" appends the next page's rows instead of leaving the page (keyset
+// cursor in the link, so no row repeats); without JavaScript the link opens that page.
+(function () {
+  'use strict';
+  document.addEventListener('click', function (event) {
+    var link = event.target.closest && event.target.closest('a[data-load-more]');
+    if (!link) return;
+    event.preventDefault();
+    link.setAttribute('aria-disabled', 'true');
+    fetch(link.href, { credentials: 'same-origin' }).then(function (response) {
+      if (!response.ok) throw new Error(String(response.status));
+      return response.text();
+    }).then(function (html) {
+      var next = new DOMParser().parseFromString(html, 'text/html');
+      var body = document.querySelector('#subjects tbody');
+      var rows = next.querySelectorAll('#subjects tbody tr');
+      for (var i = 0; i < rows.length; i++) body.appendChild(document.importNode(rows[i], true));
+      ['subjects-count', 'load-more'].forEach(function (id) {
+        var mine = document.getElementById(id);
+        var theirs = next.getElementById(id);
+        if (mine && theirs) mine.innerHTML = theirs.innerHTML;
+      });
+    }).catch(function () { window.location.href = link.href; });
+  });
+})();

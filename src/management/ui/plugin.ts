@@ -30,6 +30,7 @@ import { organizationRoutes } from './organizations.js';
 import { sourceTypeRoutes } from './source-types.js';
 import { auditRoutes } from './audits.js';
 import { userRoutes } from './users.js';
+import { projectPages, type ProjectPagesServices } from './projects/plugin.js';
 import { signInRoutes } from './sign-in.js';
 
 export interface AdminUiOptions {
@@ -50,7 +51,7 @@ export interface AdminUiOptions {
     audits: AuditService;
     /** The API's limiter of password-reset requests, shared with the page. */
     resetLimiter: RequestLimiter;
-  };
+  } & ProjectPagesServices;
   /** The app server's notifications (app.ts passes them in). */
   notificationDesk: NotificationDesk | undefined;
 }

@@ -6,6 +6,7 @@ import { accountEn } from './account.en.js';
 import { auditsEn } from './audits.en.js';
 import { notificationsEn } from './notifications.en.js';
 import { oauthClientsEn } from './oauth-clients.en.js';
+import { projectsEn } from './projects.en.js';
 import { organizationsEn } from './organizations.en.js';
 import { sourceTypesEn } from './source-types.en.js';
 import { usersEn } from './users.en.js';
@@ -60,6 +61,7 @@ export const en = {
   ...notificationsEn,
   ...oauthClientsEn,
   ...organizationsEn,
+  ...projectsEn,
   ...sourceTypesEn,
   ...usersEn,
 };

@@ -4,6 +4,7 @@ import { accountNl } from './account.nl.js';
 import { auditsNl } from './audits.nl.js';
 import { notificationsNl } from './notifications.nl.js';
 import { oauthClientsNl } from './oauth-clients.nl.js';
+import { projectsNl } from './projects.nl.js';
 import { organizationsNl } from './organizations.nl.js';
 import { sourceTypesNl } from './source-types.nl.js';
 import { usersNl } from './users.nl.js';
@@ -49,6 +50,7 @@ export const nl: Partial<Record<MessageKey, string>> = {
   ...notificationsNl,
   ...oauthClientsNl,
   ...organizationsNl,
+  ...projectsNl,
   ...sourceTypesNl,
   ...usersNl,
 };
