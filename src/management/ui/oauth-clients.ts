@@ -16,7 +16,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OAuthClientService } from '../api/oauth-clients/service.js';
 import type { ClientDetailsDtoT, ClientDetailsInputT } from '../api/oauth-clients/schemas.js';
 import { AccessDenied } from '../errors.js';
-import { authorize, authorizeScope } from '../security/authorization.js';
+import { hasPermission } from '../authz/oracle.js';
+import { authorize, authorizeScope, principal } from '../security/authorization.js';
 import { context, render } from './context.js';
 import { formRefusal } from './errors.js';
 import type { MessageKey } from './i18n.js';
@@ -195,7 +196,10 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
     authorizeScope(request, 'OAUTHCLIENTS.READ');
     const ui = context(request);
     const clients = (await oauthClients.list()).map((client) => ({ ...client, protected: isProtected(client) }));
-    return render(request, reply, 'oauth-clients/list', { title: ui.t('clients.title'), clients });
+    // Those who may only read (project admins, for the pairing dialog) get no links to forms that refuse them.
+    const auth = principal(request);
+    const may = { create: hasPermission(auth, 'OAUTHCLIENTS.CREATE'), edit: hasPermission(auth, 'OAUTHCLIENTS.UPDATE'), delete: hasPermission(auth, 'OAUTHCLIENTS.DELETE') };
+    return render(request, reply, 'oauth-clients/list', { title: ui.t('clients.title'), clients, may });
   });
 
   app.get('/oauth-clients/new', { schema }, async (request, reply) => {

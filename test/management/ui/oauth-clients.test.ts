@@ -125,6 +125,21 @@ describe.skipIf(!browserAvailable)('admin UI: OAuth clients', () => {
     expect((await ui.api.call('GET', `/api/oauth-clients/${clientId}`, { bearer: ui.adminToken })).status).toBe(404);
     await context.close();
   });
+
+  it('shows a project admin the clients (OAUTHCLIENTS.READ) without Create, Edit or Delete, and 403 for the forms', async () => {
+    const { projectName } = (await ui.api.call('POST', '/api/projects', {
+      bearer: ui.adminToken, body: { projectName: unique('clients-p'), description: 'd', location: 'l', organizationName: 'main' },
+    })).body as { projectName: string };
+    const admin = await ui.api.userWithRole('ROLE_PROJECT_ADMIN', { project: projectName });
+    const other = await ui.signedIn(admin.login, 'Passw0rd');
+    const list = await other.goto(`${ui.t.base}/oauth-clients`);
+    expect(list?.status()).toBe(200);
+    expect(await other.getByRole('cell', { name: 'pRMT', exact: true }).count()).toBe(1);
+    expect(await other.getByRole('link', { name: 'Edit' }).count()).toBe(0);
+    expect(await other.getByRole('link', { name: 'Create OAuth client' }).count()).toBe(0);
+    expect((await other.goto(`${ui.t.base}/oauth-clients/new`))?.status()).toBe(403);
+    expect((await other.goto(`${ui.t.base}/oauth-clients/pRMT/edit`))?.status()).toBe(403);
+  });
 });
 
 async function cookieHeader(page: Page): Promise<string> {
