@@ -73,4 +73,5 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(sourceTypeRoutes, { sourceTypes: services.sourceTypes });
   await app.register(auditRoutes, { audits: services.audits, now });
   await app.register(userRoutes, { users: services.users, account: services.account, projects: services.projects, organizations: services.organizations });
+  await app.register(projectPages, services);
 };
