@@ -1,0 +1,13 @@
+CREATE TABLE "appserver"."github_responses" (
+	"url" text PRIMARY KEY NOT NULL,
+	"body" text NOT NULL,
+	"content_type" text NOT NULL,
+	"fetched_at" timestamp with time zone NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "appserver"."protocol_files" (
+	"path" text PRIMARY KEY NOT NULL,
+	"sha" text NOT NULL,
+	"content" text NOT NULL,
+	"fetched_at" timestamp with time zone NOT NULL
+);
