@@ -18,17 +18,21 @@ export interface RefreshGate<K> {
 
 export function createRefreshGate<K extends NonNullable<unknown>>(options: { retryMs: number; max: number; now: () => number }): RefreshGate<K> {
   const inFlight = new Map<K, Promise<unknown>>();
-  const failures = createTtlCache<K, { error: unknown }>({ max: options.max, ttl: Math.max(1, options.retryMs), now: options.now });
+  const failures = createTtlCache<K, { error: unknown; at: number }>({ max: options.max, now: options.now });
 
   return {
-    recentFailure: (key) => failures.get(key)?.error,
+    recentFailure(key) {
+      const failure = failures.get(key);
+      if (failure && options.now() - failure.at < options.retryMs) return failure.error;
+      return undefined;
+    },
     running: (key) => inFlight.has(key),
     run<T>(key: K, task: () => Promise<T>): Promise<T> {
       const current = inFlight.get(key);
       if (current) return current as Promise<T>;
       const run = task().then(
         (value) => { failures.delete(key); return value; },
-        (error: unknown) => { if (options.retryMs > 0) failures.set(key, { error }); throw error; },
+        (error: unknown) => { if (options.retryMs > 0) failures.set(key, { error, at: options.now() }); throw error; },
       ).finally(() => inFlight.delete(key));
       inFlight.set(key, run);
       return run;

@@ -1,0 +1,122 @@
+/** The copy cache behind `/github/content`: freshness, one refresh per key, the retry pause, copies in the database. */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { until } from '../../helpers/eventually.js';
+import { DEFAULT_REPO, startGithubStub, type GithubStub } from '../../helpers/github-stub.js';
+import { unique } from '../../fixtures/appserver.js';
+import { createGithubClient, GithubError } from '../../../src/appserver/github/client.js';
+import { createGithubContentCache } from '../../../src/appserver/github/content-cache.js';
+import { findGithubResponse } from '../../../src/appserver/github/queries.js';
+
+let t: TestApp;
+let github: GithubStub;
+const log = pino({ level: 'silent' });
+
+beforeAll(async () => {
+  github = await startGithubStub();
+  t = await buildTestApp({ GITHUB_API_URL: github.url });
+});
+afterAll(async () => {
+  await t.close();
+  await github.close();
+});
+beforeEach(() => {
+  github.fault = () => undefined;
+  github.delayMs = 0;
+});
+
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+
+function aCache(clock: { now: number }) {
+  const client = createGithubClient({ apiUrl: github.url, timeoutMs: 1000, maxContentLength: 1_000_000 });
+  return createGithubContentCache({
+    db: t.app.db.db, github: client, log, now: () => clock.now,
+    settings: { durationMs: HOUR, retryMs: MINUTE, maxEntries: 100 },
+  });
+}
+
+/** A branch of its own and its API URL. */
+function aBranch(version = 1) {
+  const branch = unique('br');
+  github.setFiles({ 'p/protocol.json': `{"v":${version}}` }, { branch });
+  return { branch, url: `https://api.github.com/repos/${DEFAULT_REPO}/branches/${branch}` };
+}
+const asksFor = (branch: string) => github.requests.filter((r) => r.path.endsWith(`/branches/${branch}`)).length;
+const shaOf = (c: { body: Buffer }) => (JSON.parse(c.body.toString('utf8')) as { commit: { sha: string } }).commit.sha;
+
+describe('GitHub content cache', () => {
+  it('answers from memory while fresh, then serves the copy and refreshes it once in the background', async () => {
+    const clock = { now: Date.parse('2030-01-01T00:00:00Z') };
+    const cache = aCache(clock);
+    const { branch, url } = aBranch();
+    const first = await cache.get(url);
+    clock.now += HOUR - 1;
+    expect(shaOf(await cache.get(url))).toBe(shaOf(first));
+    expect(asksFor(branch)).toBe(1);
+
+    github.setFiles({ 'p/protocol.json': '{"v":2}' }, { branch });
+    clock.now += 1;
+    github.delayMs = 50;
+    const stale = await Promise.all([cache.get(url), cache.get(url), cache.get(url)]);
+    expect(stale.map(shaOf)).toEqual([shaOf(first), shaOf(first), shaOf(first)]);
+    await until(async () => expect(shaOf(await cache.get(url))).not.toBe(shaOf(first)));
+    expect(asksFor(branch)).toBe(2);
+    await cache.close();
+  });
+
+  it('joins concurrent first requests into one GitHub request', async () => {
+    const cache = aCache({ now: Date.now() });
+    const { branch, url } = aBranch();
+    github.delayMs = 50;
+    const answers = await Promise.all(Array.from({ length: 5 }, () => cache.get(url)));
+    expect(new Set(answers.map(shaOf)).size).toBe(1);
+    expect(asksFor(branch)).toBe(1);
+    await cache.close();
+  });
+
+  it('after a failure asks GitHub again only once the retry duration has passed', async () => {
+    const clock = { now: Date.parse('2030-02-01T00:00:00Z') };
+    const cache = aCache(clock);
+    const { branch, url } = aBranch();
+    github.fault = () => ({ status: 503 });
+    await expect(cache.get(url)).rejects.toBeInstanceOf(GithubError);
+    clock.now += MINUTE - 1;
+    await expect(cache.get(url)).rejects.toMatchObject({ failure: 'status', status: 503 });
+    expect(asksFor(branch)).toBe(1);
+    github.fault = () => undefined;
+    clock.now += 1;
+    await cache.get(url);
+    expect(asksFor(branch)).toBe(2);
+
+    // A failed refresh of a stale copy: the copy is served and GitHub is left alone for the retry duration.
+    clock.now += HOUR;
+    github.fault = () => 'reset';
+    await cache.get(url);
+    await until(() => expect(asksFor(branch)).toBe(3));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    clock.now += MINUTE - 1;
+    await cache.get(url);
+    await cache.get(url);
+    expect(asksFor(branch)).toBe(3);
+    await cache.close();
+  });
+
+  it('keeps copies in the database: a new cache (a restarted instance) serves them with GitHub down', async () => {
+    const clock = { now: Date.parse('2030-03-01T00:00:00Z') };
+    const { url } = aBranch();
+    const before = aCache(clock);
+    const original = await before.get(url);
+    await before.close();
+    const row = await findGithubResponse(t.app.db.db, url);
+    expect(row).toMatchObject({ url, body: original.body.toString('utf8'), contentType: 'application/json; charset=utf-8' });
+
+    github.fault = () => 'reset';
+    clock.now += 24 * HOUR;
+    const after = aCache(clock);
+    const served = await after.get(url);
+    expect(served.body.equals(original.body)).toBe(true);
+    await after.close();
+  });
+});
