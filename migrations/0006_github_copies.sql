@@ -6,8 +6,10 @@ CREATE TABLE "appserver"."github_responses" (
 );
 --> statement-breakpoint
 CREATE TABLE "appserver"."protocol_files" (
-	"path" text PRIMARY KEY NOT NULL,
+	"source" text NOT NULL,
+	"path" text NOT NULL,
 	"sha" text NOT NULL,
 	"content" text NOT NULL,
-	"fetched_at" timestamp with time zone NOT NULL
+	"fetched_at" timestamp with time zone NOT NULL,
+	CONSTRAINT "protocol_files_pkey" PRIMARY KEY("source","path")
 );

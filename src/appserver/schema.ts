@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, index, integer, jsonb, pgSchema, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, integer, jsonb, pgSchema, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps, timestamptz } from '../platform/db-columns.js';
 
 export const appserver = pgSchema('appserver');
@@ -140,9 +140,11 @@ export type GithubResponseRow = typeof githubResponses.$inferSelect;
  * exactly as GitHub holds it. `sha` is its git blob sha: a refresh downloads only changed files.
  */
 export const protocolFiles = appserver.table('protocol_files', {
-  path: text('path').primaryKey(),
+  // `owner/name@branch`: a changed repository setting never serves the old repository's files.
+  source: text('source').notNull(),
+  path: text('path').notNull(),
   sha: text('sha').notNull(),
   content: text('content').notNull(),
   fetchedAt: timestamptz('fetched_at').notNull(),
-});
+}, (t) => [primaryKey({ name: 'protocol_files_pkey', columns: [t.source, t.path] })]);
 export type ProtocolFileRow = typeof protocolFiles.$inferSelect;

@@ -68,6 +68,7 @@ export function createProtocolService(deps: {
   const gate = createRefreshGate<'protocols'>({ retryMs, max: 1, now });
   const closing = new AbortController();
   let loading: Promise<Index> | undefined;
+  const sourceKey = `${source.repo}@${source.branch}`;
 
   const entryOf = (row: ProtocolFileRow): Entry | undefined => {
     const parsed = parseProtocolPath(row.path, source.fileName);
@@ -76,7 +77,7 @@ export function createProtocolService(deps: {
 
   /** The stored copies, read once per process. */
   function index(): Promise<Index> {
-    loading ??= q.listProtocolFileRows(db).then(
+    loading ??= q.listProtocolFileRows(db, sourceKey).then(
       (rows) => ({ entries: new Map(rows.flatMap((row) => { const e = entryOf(row); return e ? [[row.path, e] as const] : []; })), checkedAt: null }),
       (err: unknown) => { loading = undefined; throw err; },
     );
@@ -92,7 +93,7 @@ export function createProtocolService(deps: {
     for (const file of listed.files) {
       if (!parseProtocolPath(file.path, source.fileName) || current.entries.get(file.path)?.copy.sha === file.sha) continue;
       try {
-        downloaded.push({ path: file.path, sha: file.sha, content: await readProtocolFile(github, file, closing.signal), fetchedAt });
+        downloaded.push({ source: sourceKey, path: file.path, sha: file.sha, content: await readProtocolFile(github, file, closing.signal), fetchedAt });
       } catch (err) {
         log.warn({ path: file.path, reason: (err as Error).message }, 'protocol file not updated, keeping its last good copy');
       }
@@ -100,7 +101,7 @@ export function createProtocolService(deps: {
     // A listing GitHub cut short proves nothing about the files it left out.
     const listedPaths = new Set(listed.files.map((f) => f.path));
     const gone = listed.truncated ? [] : [...current.entries.keys()].filter((path) => !listedPaths.has(path));
-    const changed = await db.transaction(async (tx) => [...await q.saveProtocolFiles(tx, downloaded), ...await q.deleteProtocolFiles(tx, gone)]);
+    const changed = await db.transaction(async (tx) => [...await q.saveProtocolFiles(tx, downloaded), ...await q.deleteProtocolFiles(tx, sourceKey, gone)]);
     for (const row of downloaded) {
       const entry = entryOf(row);
       if (entry) current.entries.set(row.path, entry);
