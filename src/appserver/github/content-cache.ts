@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../platform/database.js';
 import { createTtlCache } from '../../platform/ttl-cache.js';
 import type { GithubClient } from './client.js';
-import { findGithubResponse, saveGithubResponse } from './queries.js';
+import { findGithubResponse, pruneGithubResponses, saveGithubResponse } from './queries.js';
 import { createRefreshGate } from './refresh-gate.js';
 
 /** Bodies kept in memory at most (the database keeps every copy). */
@@ -25,8 +25,20 @@ export interface CachedContent {
 export interface GithubCacheSettings {
   durationMs: number;
   retryMs: number;
+  /** Copies kept in memory, and (see `PRUNE_EVERY`) in the database. */
   maxEntries: number;
+  /** Bytes of bodies kept in memory (default `MEMORY_BYTES`). */
+  memoryBytes?: number;
+  /** Stored answers between two prunings of the database (default `PRUNE_EVERY`). */
+  pruneEvery?: number;
 }
+
+/**
+ * Every this many stored answers, the database keeps only the `maxEntries` most recently fetched
+ * copies, so requests for ever new URLs (any query string of an allowed repository) cannot grow
+ * the table without bound.
+ */
+export const PRUNE_EVERY = 500;
 
 export interface GithubContentCache {
   /**
@@ -42,15 +54,17 @@ export function createGithubContentCache(deps: {
   db: Database; github: GithubClient; settings: GithubCacheSettings; log: FastifyBaseLogger; now?: () => number;
 }): GithubContentCache {
   const { db, github, settings, log, now = Date.now } = deps;
-  const memory = createTtlCache<string, CachedContent>({ max: settings.maxEntries, maxSize: MEMORY_BYTES, sizeOf: (c) => c.body.length, now });
+  const memory = createTtlCache<string, CachedContent>({ max: settings.maxEntries, maxSize: settings.memoryBytes ?? MEMORY_BYTES, sizeOf: (c) => c.body.length, now });
   const gate = createRefreshGate<string>({ retryMs: settings.retryMs, max: settings.maxEntries, now });
   const closing = new AbortController();
+  let stores = 0;
 
   async function fetchAndStore(url: string): Promise<CachedContent> {
     const response = await github.get(url, closing.signal);
     const content: CachedContent = { ...response, fetchedAt: now() };
     try {
       await saveGithubResponse(db, { url, body: response.body.toString('utf8'), contentType: response.contentType, fetchedAt: new Date(content.fetchedAt) });
+      if (++stores % (settings.pruneEvery ?? PRUNE_EVERY) === 0) await pruneGithubResponses(db, settings.maxEntries);
     } catch (err) {
       // The answer is still good for this request; the next refresh stores it again.
       log.warn({ url, reason: (err as Error).message }, 'github copy not stored');

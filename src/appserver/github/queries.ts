@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { desc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
 import { githubResponses, type GithubResponseRow } from '../schema.js';
 
@@ -11,3 +11,9 @@ export const saveGithubResponse = (db: Executor, row: GithubResponseRow) =>
     target: githubResponses.url,
     set: { body: row.body, contentType: row.contentType, fetchedAt: row.fetchedAt },
   });
+
+/** Deletes all but the `keep` most recently fetched copies. */
+export async function pruneGithubResponses(db: Executor, keep: number): Promise<void> {
+  const older = db.select({ url: githubResponses.url }).from(githubResponses).orderBy(desc(githubResponses.fetchedAt)).offset(keep);
+  await db.delete(githubResponses).where(inArray(githubResponses.url, older));
+}

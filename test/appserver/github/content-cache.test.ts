@@ -8,6 +8,8 @@ import { unique } from '../../fixtures/appserver.js';
 import { createGithubClient, GithubError } from '../../../src/appserver/github/client.js';
 import { createGithubContentCache } from '../../../src/appserver/github/content-cache.js';
 import { findGithubResponse } from '../../../src/appserver/github/queries.js';
+import { githubResponses } from '../../../src/appserver/schema.js';
+import { inArray } from 'drizzle-orm';
 
 let t: TestApp;
 let github: GithubStub;
@@ -118,5 +120,49 @@ describe('GitHub content cache', () => {
     const served = await after.get(url);
     expect(served.body.equals(original.body)).toBe(true);
     await after.close();
+  });
+});
+
+describe('GitHub content cache bounds', () => {
+  it('keeps at most the memory budget of bodies in memory; the database serves the rest without GitHub', async () => {
+    const clock = { now: Date.parse('2030-04-01T00:00:00Z') };
+    const client = createGithubClient({ apiUrl: github.url, timeoutMs: 1000, maxContentLength: 1_000_000 });
+    const cache = createGithubContentCache({
+      db: t.app.db.db, github: client, log, now: () => clock.now,
+      settings: { durationMs: HOUR, retryMs: MINUTE, maxEntries: 100, memoryBytes: 3000 },
+    });
+    const branches = Array.from({ length: 6 }, () => aBranch());
+    const first = [];
+    for (const b of branches) first.push(await cache.get(b.url));
+    expect(first.reduce((sum, c) => sum + c.body.length, 0)).toBeGreaterThan(3000);
+    // Mark the stored copies: a copy read back from the database shows the mark.
+    await t.app.db.db.update(githubResponses).set({ body: '{"commit":{"sha":"from-the-database"}}' }).where(inArray(githubResponses.url, branches.map((b) => b.url)));
+    github.fault = () => ({ status: 500 });
+    const again = [];
+    for (const b of branches) again.push(shaOf(await cache.get(b.url)));
+    // The three oldest bodies left memory (3,000 bytes hold three of the ~870-byte answers); the newest are still there.
+    expect(first.every((c) => c.body.length > 750 && c.body.length <= 1000)).toBe(true);
+    expect(again.slice(0, 3)).toEqual(['from-the-database', 'from-the-database', 'from-the-database']);
+    expect(again.slice(3)).toEqual(first.slice(3).map(shaOf));
+    // Fresh copies: GitHub was not asked again, whether the copy came from memory or the database.
+    expect(branches.map((b) => asksFor(b.branch))).toEqual([1, 1, 1, 1, 1, 1]);
+    await cache.close();
+  });
+
+  it('prunes the database to the most recently fetched maxEntries copies', async () => {
+    const clock = { now: Date.parse('2030-05-01T00:00:00Z') };
+    const client = createGithubClient({ apiUrl: github.url, timeoutMs: 1000, maxContentLength: 1_000_000 });
+    const cache = createGithubContentCache({
+      db: t.app.db.db, github: client, log, now: () => clock.now,
+      settings: { durationMs: HOUR, retryMs: MINUTE, maxEntries: 2, pruneEvery: 3 },
+    });
+    const branches = Array.from({ length: 3 }, () => aBranch());
+    for (const b of branches) {
+      clock.now += 1000;
+      await cache.get(b.url);
+    }
+    const stored = await Promise.all(branches.map((b) => findGithubResponse(t.app.db.db, b.url)));
+    expect(stored.map((row) => row !== undefined)).toEqual([false, true, true]);
+    await cache.close();
   });
 });
