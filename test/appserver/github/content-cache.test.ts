@@ -1,51 +1,38 @@
 /** The copy cache behind `/github/content`: freshness, one refresh per key, the retry pause, copies in the database. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { appWithGithubStub } from '../../helpers/github-app.js';
 import { until } from '../../helpers/eventually.js';
-import { DEFAULT_REPO, startGithubStub, type GithubStub } from '../../helpers/github-stub.js';
+import { DEFAULT_REPO } from '../../helpers/github-stub.js';
 import { unique } from '../../fixtures/appserver.js';
 import { createGithubClient, GithubError } from '../../../src/appserver/github/client.js';
-import { createGithubContentCache } from '../../../src/appserver/github/content-cache.js';
+import { createGithubContentCache, type GithubCacheSettings } from '../../../src/appserver/github/content-cache.js';
 import { findGithubResponse } from '../../../src/appserver/github/queries.js';
 import { githubResponses } from '../../../src/appserver/schema.js';
 import { inArray } from 'drizzle-orm';
 
-let t: TestApp;
-let github: GithubStub;
+const ctx = appWithGithubStub();
 const log = pino({ level: 'silent' });
-
-beforeAll(async () => {
-  github = await startGithubStub();
-  t = await buildTestApp({ GITHUB_API_URL: github.url });
-});
-afterAll(async () => {
-  await t.close();
-  await github.close();
-});
-beforeEach(() => {
-  github.fault = () => undefined;
-  github.delayMs = 0;
-});
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
-function aCache(clock: { now: number }) {
-  const client = createGithubClient({ apiUrl: github.url, timeoutMs: 1000, maxContentLength: 1_000_000 });
+/** A cache on the test database reading the stub, on `clock`: fresh 1 h, retry after 1 min, 100 entries unless `settings` says otherwise. */
+function aCache(clock: { now: number }, settings: Partial<GithubCacheSettings> = {}) {
+  const client = createGithubClient({ apiUrl: ctx.github.url, timeoutMs: 1000, maxContentLength: 1_000_000 });
   return createGithubContentCache({
-    db: t.app.db.db, github: client, log, now: () => clock.now,
-    settings: { durationMs: HOUR, retryMs: MINUTE, maxEntries: 100 },
+    db: ctx.t.app.db.db, github: client, log, now: () => clock.now,
+    settings: { durationMs: HOUR, retryMs: MINUTE, maxEntries: 100, ...settings },
   });
 }
 
 /** A branch of its own and its API URL. */
 function aBranch(version = 1) {
   const branch = unique('br');
-  github.setFiles({ 'p/protocol.json': `{"v":${version}}` }, { branch });
+  ctx.github.setFiles({ 'p/protocol.json': `{"v":${version}}` }, { branch });
   return { branch, url: `https://api.github.com/repos/${DEFAULT_REPO}/branches/${branch}` };
 }
-const asksFor = (branch: string) => github.requests.filter((r) => r.path.endsWith(`/branches/${branch}`)).length;
+const asksFor = (branch: string) => ctx.github.requests.filter((r) => r.path.endsWith(`/branches/${branch}`)).length;
 const shaOf = (c: { body: Buffer }) => (JSON.parse(c.body.toString('utf8')) as { commit: { sha: string } }).commit.sha;
 
 describe('GitHub content cache', () => {
@@ -58,9 +45,9 @@ describe('GitHub content cache', () => {
     expect(shaOf(await cache.get(url))).toBe(shaOf(first));
     expect(asksFor(branch)).toBe(1);
 
-    github.setFiles({ 'p/protocol.json': '{"v":2}' }, { branch });
+    ctx.github.setFiles({ 'p/protocol.json': '{"v":2}' }, { branch });
     clock.now += 1;
-    github.delayMs = 50;
+    ctx.github.delayMs = 50;
     const stale = await Promise.all([cache.get(url), cache.get(url), cache.get(url)]);
     expect(stale.map(shaOf)).toEqual([shaOf(first), shaOf(first), shaOf(first)]);
     await until(async () => expect(shaOf(await cache.get(url))).not.toBe(shaOf(first)));
@@ -71,7 +58,7 @@ describe('GitHub content cache', () => {
   it('joins concurrent first requests into one GitHub request', async () => {
     const cache = aCache({ now: Date.now() });
     const { branch, url } = aBranch();
-    github.delayMs = 50;
+    ctx.github.delayMs = 50;
     const answers = await Promise.all(Array.from({ length: 5 }, () => cache.get(url)));
     expect(new Set(answers.map(shaOf)).size).toBe(1);
     expect(asksFor(branch)).toBe(1);
@@ -82,19 +69,19 @@ describe('GitHub content cache', () => {
     const clock = { now: Date.parse('2030-02-01T00:00:00Z') };
     const cache = aCache(clock);
     const { branch, url } = aBranch();
-    github.fault = () => ({ status: 503 });
+    ctx.github.fault = () => ({ status: 503 });
     await expect(cache.get(url)).rejects.toBeInstanceOf(GithubError);
     clock.now += MINUTE - 1;
     await expect(cache.get(url)).rejects.toMatchObject({ failure: 'status', status: 503 });
     expect(asksFor(branch)).toBe(1);
-    github.fault = () => undefined;
+    ctx.github.fault = () => undefined;
     clock.now += 1;
     await cache.get(url);
     expect(asksFor(branch)).toBe(2);
 
     // A failed refresh of a stale copy: the copy is served and GitHub is left alone for the retry duration.
     clock.now += HOUR;
-    github.fault = () => 'reset';
+    ctx.github.fault = () => 'reset';
     await cache.get(url);
     await until(() => expect(asksFor(branch)).toBe(3));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -111,10 +98,10 @@ describe('GitHub content cache', () => {
     const before = aCache(clock);
     const original = await before.get(url);
     await before.close();
-    const row = await findGithubResponse(t.app.db.db, url);
+    const row = await findGithubResponse(ctx.t.app.db.db, url);
     expect(row).toMatchObject({ url, body: original.body.toString('utf8'), contentType: 'application/json; charset=utf-8' });
 
-    github.fault = () => 'reset';
+    ctx.github.fault = () => 'reset';
     clock.now += 24 * HOUR;
     const after = aCache(clock);
     const served = await after.get(url);
@@ -126,18 +113,14 @@ describe('GitHub content cache', () => {
 describe('GitHub content cache bounds', () => {
   it('keeps at most the memory budget of bodies in memory; the database serves the rest without GitHub', async () => {
     const clock = { now: Date.parse('2030-04-01T00:00:00Z') };
-    const client = createGithubClient({ apiUrl: github.url, timeoutMs: 1000, maxContentLength: 1_000_000 });
-    const cache = createGithubContentCache({
-      db: t.app.db.db, github: client, log, now: () => clock.now,
-      settings: { durationMs: HOUR, retryMs: MINUTE, maxEntries: 100, memoryBytes: 3000 },
-    });
+    const cache = aCache(clock, { memoryBytes: 3000 });
     const branches = Array.from({ length: 6 }, () => aBranch());
     const first = [];
     for (const b of branches) first.push(await cache.get(b.url));
     expect(first.reduce((sum, c) => sum + c.body.length, 0)).toBeGreaterThan(3000);
     // Mark the stored copies: a copy read back from the database shows the mark.
-    await t.app.db.db.update(githubResponses).set({ body: '{"commit":{"sha":"from-the-database"}}' }).where(inArray(githubResponses.url, branches.map((b) => b.url)));
-    github.fault = () => ({ status: 500 });
+    await ctx.t.app.db.db.update(githubResponses).set({ body: '{"commit":{"sha":"from-the-database"}}' }).where(inArray(githubResponses.url, branches.map((b) => b.url)));
+    ctx.github.fault = () => ({ status: 500 });
     const again = [];
     for (const b of branches) again.push(shaOf(await cache.get(b.url)));
     // The three oldest bodies left memory (3,000 bytes hold three of the ~870-byte answers); the newest are still there.
@@ -151,17 +134,13 @@ describe('GitHub content cache bounds', () => {
 
   it('prunes the database to the most recently fetched maxEntries copies', async () => {
     const clock = { now: Date.parse('2030-05-01T00:00:00Z') };
-    const client = createGithubClient({ apiUrl: github.url, timeoutMs: 1000, maxContentLength: 1_000_000 });
-    const cache = createGithubContentCache({
-      db: t.app.db.db, github: client, log, now: () => clock.now,
-      settings: { durationMs: HOUR, retryMs: MINUTE, maxEntries: 2, pruneEvery: 3 },
-    });
+    const cache = aCache(clock, { maxEntries: 2, pruneEvery: 3 });
     const branches = Array.from({ length: 3 }, () => aBranch());
     for (const b of branches) {
       clock.now += 1000;
       await cache.get(b.url);
     }
-    const stored = await Promise.all(branches.map((b) => findGithubResponse(t.app.db.db, b.url)));
+    const stored = await Promise.all(branches.map((b) => findGithubResponse(ctx.t.app.db.db, b.url)));
     expect(stored.map((row) => row !== undefined)).toEqual([false, true, true]);
     await cache.close();
   });

@@ -1,38 +1,27 @@
 /** G1 `GET /github/content` against the GitHub stub, as the questionnaire app walks the protocol repository. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../helpers/eventually.js';
-import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { DEFAULT_REPO, startGithubStub, type GithubFault, type GithubStub } from '../../helpers/github-stub.js';
+import { appWithGithubStub } from '../../helpers/github-app.js';
+import { DEFAULT_REPO, type GithubFault } from '../../helpers/github-stub.js';
 import { call, errorBody, expectStatus, unique } from '../../fixtures/appserver.js';
 import { aProtocolText } from '../../fixtures/protocols.js';
 
-let t: TestApp;
-let github: GithubStub;
-
-beforeAll(async () => {
-  github = await startGithubStub();
-  // Duration 0: every copy is stale, so each request starts a refresh; retry 0: failures are not remembered.
-  t = await buildTestApp({
-    GITHUB_API_URL: github.url, SECURITY_GITHUB_CACHE_DURATION: '0', SECURITY_GITHUB_CACHE_RETRYDURATION: '0',
-    SECURITY_GITHUB_CLIENT_TIMEOUT: '1', SECURITY_GITHUB_CLIENT_MAXCONTENTLENGTH: '65536',
-  });
-  github.oversizeBytes = 100_000;
+// Duration 0: every copy is stale, so each request starts a refresh; retry 0: failures are not remembered.
+const ctx = appWithGithubStub({
+  SECURITY_GITHUB_CACHE_DURATION: '0', SECURITY_GITHUB_CACHE_RETRYDURATION: '0',
+  SECURITY_GITHUB_CLIENT_TIMEOUT: '1', SECURITY_GITHUB_CLIENT_MAXCONTENTLENGTH: '65536',
 });
-afterAll(async () => {
-  await t.close();
-  await github.close();
-});
-beforeEach(() => { github.fault = () => undefined; });
+beforeAll(() => { ctx.github.oversizeBytes = 100_000; });
 
 const API = 'https://api.github.com';
-const content = (url: string) => call(t.app, 'GET', `/github/content?url=${encodeURIComponent(url)}`);
-const stubRequests = () => github.requests.length;
+const content = (url: string) => call(ctx.t.app, 'GET', `/github/content?url=${encodeURIComponent(url)}`);
+const stubRequests = () => ctx.github.requests.length;
 
 describe('GET /github/content', () => {
   it('walks the repository as aRMT does: branch → commit.commit.tree.url → tree[].url → blob content', async () => {
     const project = unique('proj');
     const text = aProtocolText(project);
-    github.setFiles({ [`${project}/protocol.json`]: text }, { branch: 'walk' });
+    ctx.github.setFiles({ [`${project}/protocol.json`]: text }, { branch: 'walk' });
     const branch = await content(`${API}/repos/${DEFAULT_REPO}/branches/walk`);
     expect(branch.statusCode).toBe(200);
     expect(branch.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -47,10 +36,10 @@ describe('GET /github/content', () => {
   });
 
   it('serves the contents API with its query', async () => {
-    github.setFiles({ 'a/protocol.json': '{"a":1}' }, { branch: 'contents' });
+    ctx.github.setFiles({ 'a/protocol.json': '{"a":1}' }, { branch: 'contents' });
     const res = expectStatus(await content(`${API}:443/repos/${DEFAULT_REPO}/contents/a/protocol.json?ref=contents`), 200);
     expect(Buffer.from(res.content, 'base64').toString('utf8')).toBe('{"a":1}');
-    expect(github.requests.at(-1)!.path).toBe(`/repos/${DEFAULT_REPO}/contents/a/protocol.json?ref=contents`);
+    expect(ctx.github.requests.at(-1)!.path).toBe(`/repos/${DEFAULT_REPO}/contents/a/protocol.json?ref=contents`);
   });
 
   it('refuses other hosts, schemes, ports, user info, paths and owners with 400 without asking GitHub', async () => {
@@ -73,14 +62,14 @@ describe('GET /github/content', () => {
       `https://api.github.com/repos/RADAR%2Dbase/x/contents/a`,
     ];
     for (const url of refused) {
-      const res = url === undefined ? await call(t.app, 'GET', '/github/content') : await content(url);
+      const res = url === undefined ? await call(ctx.t.app, 'GET', '/github/content') : await content(url);
       expect(expectStatus(res, 400), String(url)).toEqual(errorBody(400, 'Invalid Github url.', '/github/content'));
     }
     expect(stubRequests()).toBe(before);
   });
 
   it('accepts the allowed owner in any case', async () => {
-    github.setFiles({ 'b/protocol.json': '{}' }, { repo: 'radar-BASE/other', branch: 'main' });
+    ctx.github.setFiles({ 'b/protocol.json': '{}' }, { repo: 'radar-BASE/other', branch: 'main' });
     expect((await content(`${API}/repos/radar-BASE/other/branches/main`)).statusCode).toBe(200);
   });
 
@@ -97,15 +86,15 @@ describe('GET /github/content', () => {
     it(`${what} without a copy → 502 "Error getting content from Github."; with a copy → the copy`, async () => {
       const branch = unique('br');
       const url = `${API}/repos/${DEFAULT_REPO}/branches/${branch}`;
-      github.fault = () => fault;
+      ctx.github.fault = () => fault;
       expect(expectStatus(await content(url), 502)).toEqual(errorBody(502, 'Error getting content from Github.', '/github/content'));
 
-      github.fault = () => undefined;
-      github.setFiles({ 'c/protocol.json': '{}' }, { branch });
+      ctx.github.fault = () => undefined;
+      ctx.github.setFiles({ 'c/protocol.json': '{}' }, { branch });
       const good = await content(url);
       expect(good.statusCode).toBe(200);
 
-      github.fault = () => fault;
+      ctx.github.fault = () => fault;
       const served = await content(url);
       expect(served.statusCode).toBe(200);
       expect(served.body).toBe(good.body);
@@ -115,9 +104,9 @@ describe('GET /github/content', () => {
   it('refreshes a stale copy: the next request after the refresh gets the new answer', async () => {
     const branch = unique('br');
     const url = `${API}/repos/${DEFAULT_REPO}/branches/${branch}`;
-    github.setFiles({ 'd/protocol.json': '{"v":1}' }, { branch });
+    ctx.github.setFiles({ 'd/protocol.json': '{"v":1}' }, { branch });
     const first = expectStatus(await content(url), 200);
-    github.setFiles({ 'd/protocol.json': '{"v":2}' }, { branch });
+    ctx.github.setFiles({ 'd/protocol.json': '{"v":2}' }, { branch });
     await until(async () => {
       expect(expectStatus(await content(url), 200).commit.sha).not.toBe(first.commit.sha);
     });

@@ -1,22 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
-import { startGithubStub, type GithubStub } from '../../helpers/github-stub.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appWithGithubStub } from '../../helpers/github-app.js';
 import { aProject, aSubject, call, errorBody, expectStatus } from '../../fixtures/appserver.js';
 import { aProtocolText } from '../../fixtures/protocols.js';
 
-let t: TestApp;
-let github: GithubStub;
+const ctx = appWithGithubStub();
 let files: Record<string, string>;
-
-beforeAll(async () => {
-  github = await startGithubStub();
-  t = await buildTestApp({ GITHUB_API_URL: github.url });
-});
-afterAll(async () => {
-  await t.close();
-  await github.close();
-});
-beforeEach(() => { github.fault = () => undefined; });
 
 /** Projects with protocols: radar (plain and per site), other (one attribute pair and two). */
 async function withRepository(p: { radar: string; other: string; empty: string }) {
@@ -29,7 +17,7 @@ async function withRepository(p: { radar: string; other: string; empty: string }
     [`${p.radar}-suffix/protocol.json`]: aProtocolText('substring trap'),
     'README.md': '# protocols',
   };
-  github.setFiles(files);
+  ctx.github.setFiles(files);
 }
 
 describe('protocols (R1–R3)', () => {
@@ -37,14 +25,14 @@ describe('protocols (R1–R3)', () => {
   let other: string;
   let empty: string;
   beforeAll(async () => {
-    radar = await aProject(t.app);
-    other = await aProject(t.app);
-    empty = await aProject(t.app);
+    radar = await aProject(ctx.t.app);
+    other = await aProject(ctx.t.app);
+    empty = await aProject(ctx.t.app);
     await withRepository({ radar, other, empty });
   });
 
   it('R3 returns exactly {p}/protocol.json, as stored', async () => {
-    const res = await call(t.app, 'GET', `/projects/${radar}/protocols`);
+    const res = await call(ctx.t.app, 'GET', `/projects/${radar}/protocols`);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toBe(files[`${radar}/protocol.json`]);
@@ -53,13 +41,13 @@ describe('protocols (R1–R3)', () => {
   });
 
   it('R3: unknown project or a project without protocol → 404; that breaks no other project', async () => {
-    expect(expectStatus(await call(t.app, 'GET', `/projects/${empty}/protocols`), 404))
+    expect(expectStatus(await call(ctx.t.app, 'GET', `/projects/${empty}/protocols`), 404))
       .toEqual(errorBody(404, `No protocol found for project ${empty}`, `/projects/${empty}/protocols`));
-    expect(expectStatus(await call(t.app, 'GET', '/projects/no-such-project/protocols'), 404))
+    expect(expectStatus(await call(ctx.t.app, 'GET', '/projects/no-such-project/protocols'), 404))
       .toEqual(errorBody(404, 'Project Id does not exist. Please create a project with the ID first', '/projects/no-such-project/protocols'));
     // `other` has only attribute paths: no project protocol (not the reference's substring match).
-    expect((await call(t.app, 'GET', `/projects/${other}/protocols`)).statusCode).toBe(404);
-    expect((await call(t.app, 'GET', `/projects/${radar}/protocols`)).statusCode).toBe(200);
+    expect((await call(ctx.t.app, 'GET', `/projects/${other}/protocols`)).statusCode).toBe(404);
+    expect((await call(ctx.t.app, 'GET', `/projects/${radar}/protocols`)).statusCode).toBe(200);
   });
 
   it('R2 picks the path with the most pairs all equal to the user\'s attributes, else the project\'s', async () => {
@@ -71,31 +59,31 @@ describe('protocols (R1–R3)', () => {
       [{ arm: 'b', site: 'london', extra: 'x' }, 'radar-london-b'],
     ];
     for (const [attributes, name] of cases) {
-      const s = await aSubject(t.app, { projectId: radar, body: { attributes } });
-      const res = await call(t.app, 'GET', `/projects/${radar}/users/${s.subjectId}/protocols`);
+      const s = await aSubject(ctx.t.app, { projectId: radar, body: { attributes } });
+      const res = await call(ctx.t.app, 'GET', `/projects/${radar}/users/${s.subjectId}/protocols`);
       expect(res.statusCode, JSON.stringify(attributes)).toBe(200);
       expect(res.json().name, JSON.stringify(attributes)).toBe(name);
     }
-    const s = await aSubject(t.app, { projectId: radar, body: { attributes: { site: 'london', arm: 'b' } } });
-    expect((await call(t.app, 'GET', `/projects/${radar}/users/${s.subjectId}/protocols`)).body).toBe(files[`${radar}/site/london/arm/b/protocol.json`]);
+    const s = await aSubject(ctx.t.app, { projectId: radar, body: { attributes: { site: 'london', arm: 'b' } } });
+    expect((await call(ctx.t.app, 'GET', `/projects/${radar}/users/${s.subjectId}/protocols`)).body).toBe(files[`${radar}/site/london/arm/b/protocol.json`]);
   });
 
   it('R2: a user matching nothing, an unknown user or project → 404 with the error body', async () => {
-    const s = await aSubject(t.app, { projectId: other, body: { attributes: { arm: 'z' } } });
-    expect(expectStatus(await call(t.app, 'GET', `/projects/${other}/users/${s.subjectId}/protocols`), 404))
+    const s = await aSubject(ctx.t.app, { projectId: other, body: { attributes: { arm: 'z' } } });
+    expect(expectStatus(await call(ctx.t.app, 'GET', `/projects/${other}/users/${s.subjectId}/protocols`), 404))
       .toEqual(errorBody(404, `No protocol found for subject ${s.subjectId} in project ${other}`, `/projects/${other}/users/${s.subjectId}/protocols`));
-    const a = await aSubject(t.app, { projectId: other, body: { attributes: { arm: 'a' } } });
-    expect((await call(t.app, 'GET', `/projects/${other}/users/${a.subjectId}/protocols`)).json().name).toBe('other-a');
+    const a = await aSubject(ctx.t.app, { projectId: other, body: { attributes: { arm: 'a' } } });
+    expect((await call(ctx.t.app, 'GET', `/projects/${other}/users/${a.subjectId}/protocols`)).json().name).toBe('other-a');
     // By (project, subject): the same subject looked up under another project is not found.
-    expect(expectStatus(await call(t.app, 'GET', `/projects/${radar}/users/${a.subjectId}/protocols`), 404).message)
+    expect(expectStatus(await call(ctx.t.app, 'GET', `/projects/${radar}/users/${a.subjectId}/protocols`), 404).message)
       .toBe('The supplied Subject ID is invalid. No user found. Please Create a User First.');
-    expect((await call(t.app, 'GET', `/projects/nope/users/${a.subjectId}/protocols`)).statusCode).toBe(404);
+    expect((await call(ctx.t.app, 'GET', `/projects/nope/users/${a.subjectId}/protocols`)).statusCode).toBe(404);
   });
 
   it('R1 keeps {subjectId: protocol} for the users that have one', async () => {
-    const a = await aSubject(t.app, { projectId: radar, body: { attributes: { site: 'london' } } });
-    const none = await aSubject(t.app, { projectId: other, body: { attributes: {} } });
-    const res = await call(t.app, 'GET', '/protocols');
+    const a = await aSubject(ctx.t.app, { projectId: radar, body: { attributes: { site: 'london' } } });
+    const none = await aSubject(ctx.t.app, { projectId: other, body: { attributes: {} } });
+    const res = await call(ctx.t.app, 'GET', '/protocols');
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body[a.subjectId].name).toBe('radar-london');

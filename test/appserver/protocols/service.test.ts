@@ -2,30 +2,18 @@
  * The protocol copies: discovery through the stub, changed-file events, a broken file affecting
  * only itself, GitHub outages with and without stored copies.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { appWithGithubStub } from '../../helpers/github-app.js';
 import { until } from '../../helpers/eventually.js';
-import { startGithubStub, type GithubStub } from '../../helpers/github-stub.js';
 import { unique } from '../../fixtures/appserver.js';
 import { aProtocolText } from '../../fixtures/protocols.js';
 import { createGithubClient } from '../../../src/appserver/github/client.js';
 import { appserverEvents, type ProtocolChange } from '../../../src/appserver/events.js';
 import { createProtocolService, ProtocolsUnavailable } from '../../../src/appserver/protocols/service.js';
 
-let t: TestApp;
-let github: GithubStub;
+const ctx = appWithGithubStub();
 const log = pino({ level: 'silent' });
-
-beforeAll(async () => {
-  github = await startGithubStub();
-  t = await buildTestApp({ GITHUB_API_URL: github.url });
-});
-afterAll(async () => {
-  await t.close();
-  await github.close();
-});
-beforeEach(() => { github.fault = () => undefined; });
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -33,16 +21,16 @@ const MINUTE = 60_000;
 /** A repository of its own (so tests share nothing), a service reading it, and the events it published. */
 function aRepository(files: Record<string, string>, clock = { now: Date.parse('2030-01-01T00:00:00Z') }) {
   const repo = `RADAR-base/${unique('protocols')}`;
-  github.setFiles(files, { repo });
+  ctx.github.setFiles(files, { repo });
   const changes: ProtocolChange[] = [];
-  const events = appserverEvents(t.app.events);
+  const events = appserverEvents(ctx.t.app.events);
   const unsubscribe = events.subscribe('protocol.changed', (change) => { changes.push(change); });
   const service = () => createProtocolService({
-    db: t.app.db.db, github: createGithubClient({ apiUrl: github.url, timeoutMs: 1000, maxContentLength: 1_000_000 }),
+    db: ctx.t.app.db.db, github: createGithubClient({ apiUrl: ctx.github.url, timeoutMs: 1000, maxContentLength: 1_000_000 }),
     events, log, source: { repo, branch: 'master', fileName: 'protocol.json' }, durationMs: HOUR, retryMs: MINUTE, now: () => clock.now,
   });
-  const requestsFor = (part: string) => github.requests.filter((r) => r.path.startsWith(`/repos/${repo}/`) && r.path.includes(part)).length;
-  return { repo, clock, changes, service, unsubscribe, requestsFor, set: (next: Record<string, string>) => github.setFiles(next, { repo }) };
+  const requestsFor = (part: string) => ctx.github.requests.filter((r) => r.path.startsWith(`/repos/${repo}/`) && r.path.includes(part)).length;
+  return { repo, clock, changes, service, unsubscribe, requestsFor, set: (next: Record<string, string>) => ctx.github.setFiles(next, { repo }) };
 }
 
 describe('protocol service', () => {
@@ -57,7 +45,7 @@ describe('protocol service', () => {
     const r = aRepository(files);
     const protocols = r.service();
     const found = await protocols.forUser('radar', 'sub-1', { site: 'a' });
-    expect(found).toMatchObject({ path: 'radar/site/a/protocol.json', projectId: 'radar', sha: github.blobSha(files['radar/site/a/protocol.json']), text: files['radar/site/a/protocol.json'] });
+    expect(found).toMatchObject({ path: 'radar/site/a/protocol.json', projectId: 'radar', sha: ctx.github.blobSha(files['radar/site/a/protocol.json']), text: files['radar/site/a/protocol.json'] });
     expect((found!.protocol as { name: string }).name).toBe('radar-a');
     expect((await protocols.forProject('radar'))!.text).toBe(files['radar/protocol.json']);
     expect(await protocols.forUser('radar', 'sub-2', { site: 'b' })).toMatchObject({ path: 'radar/protocol.json' });
@@ -103,14 +91,14 @@ describe('protocol service', () => {
     const protocols = r.service();
     await protocols.refresh();
     r.set({ 'a/protocol.json': '{"name": "a2", broken', 'b/protocol.json': aProtocolText('b2'), 'c/protocol.json': '[1, 2]', 'e/protocol.json': aProtocolText('e1') });
-    github.fault = (path) => (path.includes(`/git/blobs/${github.blobSha(aProtocolText('e1'))}`) ? { status: 500 } : undefined);
+    ctx.github.fault = (path) => (path.includes(`/git/blobs/${ctx.github.blobSha(aProtocolText('e1'))}`) ? { status: 500 } : undefined);
     expect(await protocols.refresh()).toEqual(['b/protocol.json']);
     expect(((await protocols.forProject('a'))!.protocol as { name: string }).name).toBe('a1');
     expect(((await protocols.forProject('b'))!.protocol as { name: string }).name).toBe('b2');
     expect(await protocols.forProject('c')).toBeUndefined();
     expect(await protocols.forProject('e')).toBeUndefined();
     // Once the file is fixed, the next refresh takes it.
-    github.fault = () => undefined;
+    ctx.github.fault = () => undefined;
     expect(await protocols.refresh()).toEqual(['e/protocol.json']);
     await protocols.close();
     r.unsubscribe();
@@ -122,7 +110,7 @@ describe('protocol service', () => {
     await first.refresh();
     await first.close();
 
-    github.fault = (path) => (path.includes(r.repo) ? 'reset' : undefined);
+    ctx.github.fault = (path) => (path.includes(r.repo) ? 'reset' : undefined);
     r.clock.now += 10 * HOUR;
     const restarted = r.service();
     expect(((await restarted.forUser('a', 's', {}))!.protocol as { name: string }).name).toBe('a1');
@@ -130,12 +118,12 @@ describe('protocol service', () => {
     await restarted.close();
 
     const empty = aRepository({ 'z/protocol.json': aProtocolText('z') }, r.clock);
-    github.fault = (path) => (path.includes(empty.repo) ? { status: 502 } : undefined);
+    ctx.github.fault = (path) => (path.includes(empty.repo) ? { status: 502 } : undefined);
     const none = empty.service();
     await expect(none.forProject('z')).rejects.toBeInstanceOf(ProtocolsUnavailable);
     await expect(none.forUser('z', 's', {})).rejects.toBeInstanceOf(ProtocolsUnavailable);
     expect(empty.requestsFor('/branches/')).toBe(1);
-    github.fault = () => undefined;
+    ctx.github.fault = () => undefined;
     r.clock.now += MINUTE;
     expect((await none.forProject('z'))!.text).toBe(aProtocolText('z'));
     await none.close();
