@@ -24,14 +24,18 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 const formatError = (what: string) => new GithubError('format', `unexpected GitHub answer: ${what}`);
 
-/** The protocol files at the head of the branch; `truncated` when GitHub cut the listing short. */
-export async function listProtocolFiles(github: GithubClient, source: ProtocolSource, signal?: AbortSignal): Promise<{ files: RemoteProtocolFile[]; truncated: boolean }> {
-  const repo = `${GITHUB_API}/repos/${source.repo}`;
-  const branch = await github.getJson(`${repo}/branches/${encodeURIComponent(source.branch)}`, signal);
+/** The sha of the tree at the head of the branch (`commit.commit.tree.sha` of the branch). */
+export async function headTreeSha(github: GithubClient, source: ProtocolSource, signal?: AbortSignal): Promise<string> {
+  const branch = await github.getJson(`${GITHUB_API}/repos/${source.repo}/branches/${encodeURIComponent(source.branch)}`, signal);
   const commit = isObject(branch) && isObject(branch.commit) && isObject(branch.commit.commit) ? branch.commit.commit : undefined;
   const treeSha = commit && isObject(commit.tree) ? commit.tree.sha : undefined;
   if (typeof treeSha !== 'string' || !/^[0-9a-f]{4,64}$/i.test(treeSha)) throw formatError('branch without commit.commit.tree.sha');
-  const tree = await github.getJson(`${repo}/git/trees/${treeSha}?recursive=true`, signal);
+  return treeSha;
+}
+
+/** The protocol files of a tree, listed recursively; `truncated` when GitHub cut the listing short. */
+export async function listProtocolFiles(github: GithubClient, source: ProtocolSource, treeSha: string, signal?: AbortSignal): Promise<{ files: RemoteProtocolFile[]; truncated: boolean }> {
+  const tree = await github.getJson(`${GITHUB_API}/repos/${source.repo}/git/trees/${treeSha}?recursive=true`, signal);
   if (!isObject(tree) || !Array.isArray(tree.tree)) throw formatError('tree without entries');
   const suffix = `/${source.fileName}`;
   const files = tree.tree.flatMap((entry): RemoteProtocolFile[] => {

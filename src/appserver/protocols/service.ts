@@ -20,7 +20,7 @@ import { createRefreshGate } from '../github/refresh-gate.js';
 import type { ProtocolFileRow } from '../schema.js';
 import { requireProject, requireSubject } from '../users/service.js';
 import { listUsers } from '../users/queries.js';
-import { listProtocolFiles, readProtocolFile, type ProtocolSource } from './discovery.js';
+import { headTreeSha, listProtocolFiles, readProtocolFile, type ProtocolSource, type RemoteProtocolFile } from './discovery.js';
 import { chooseProtocol, parseProtocolPath, type ProtocolPath } from './match.js';
 import * as q from './queries.js';
 
@@ -49,7 +49,12 @@ interface Index {
   entries: Map<string, Entry>;
   /** Epoch ms of the last successful refresh by this process, null before the first. */
   checkedAt: number | null;
+  /** The tree whose every protocol file this process has stored: while the branch points to it, nothing changed. */
+  treeSha: string | null;
 }
+
+/** Protocol files downloaded at the same time during a refresh. */
+const DOWNLOADS_AT_ONCE = 4;
 
 function toEntry(row: ProtocolFileRow, parsed: ProtocolPath): Entry {
   let protocol: unknown;
@@ -78,36 +83,57 @@ export function createProtocolService(deps: {
   /** The stored copies, read once per process. */
   function index(): Promise<Index> {
     loading ??= q.listProtocolFileRows(db, sourceKey).then(
-      (rows) => ({ entries: new Map(rows.flatMap((row) => { const e = entryOf(row); return e ? [[row.path, e] as const] : []; })), checkedAt: null }),
+      (rows) => ({ entries: new Map(rows.flatMap((row) => { const e = entryOf(row); return e ? [[row.path, e] as const] : []; })), checkedAt: null, treeSha: null }),
       (err: unknown) => { loading = undefined; throw err; },
     );
     return loading;
   }
 
-  /** Reads the repository and stores what changed; returns the changed paths. */
+  /** Downloads the files; those that fail are logged and left out. */
+  async function download(files: RemoteProtocolFile[], fetchedAt: Date): Promise<{ rows: ProtocolFileRow[]; failed: number }> {
+    const rows: ProtocolFileRow[] = [];
+    let failed = 0;
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(DOWNLOADS_AT_ONCE, files.length) }, async () => {
+      for (let file = files[next++]; file; file = files[next++]) {
+        try {
+          rows.push({ source: sourceKey, path: file.path, sha: file.sha, content: await readProtocolFile(github, file, closing.signal), fetchedAt });
+        } catch (err) {
+          failed++;
+          log.warn({ path: file.path, reason: (err as Error).message }, 'protocol file not updated, keeping its last good copy');
+        }
+      }
+    }));
+    return { rows, failed };
+  }
+
+  /**
+   * Reads the repository and stores what changed; returns the changed paths. One request while
+   * the branch still points to the tree last stored in full; else the tree's listing and the
+   * files whose sha changed.
+   */
   async function refresh(): Promise<string[]> {
     const current = await index();
-    const listed = await listProtocolFiles(github, source, closing.signal);
-    const fetchedAt = new Date(now());
-    const downloaded: ProtocolFileRow[] = [];
-    for (const file of listed.files) {
-      if (!parseProtocolPath(file.path, source.fileName) || current.entries.get(file.path)?.copy.sha === file.sha) continue;
-      try {
-        downloaded.push({ source: sourceKey, path: file.path, sha: file.sha, content: await readProtocolFile(github, file, closing.signal), fetchedAt });
-      } catch (err) {
-        log.warn({ path: file.path, reason: (err as Error).message }, 'protocol file not updated, keeping its last good copy');
-      }
+    const treeSha = await headTreeSha(github, source, closing.signal);
+    if (treeSha === current.treeSha) {
+      current.checkedAt = now();
+      return [];
     }
+    const listed = await listProtocolFiles(github, source, treeSha, closing.signal);
+    const changedFiles = listed.files.filter((file) => parseProtocolPath(file.path, source.fileName) && current.entries.get(file.path)?.copy.sha !== file.sha);
+    const { rows, failed } = await download(changedFiles, new Date(now()));
     // A listing GitHub cut short proves nothing about the files it left out.
     const listedPaths = new Set(listed.files.map((f) => f.path));
     const gone = listed.truncated ? [] : [...current.entries.keys()].filter((path) => !listedPaths.has(path));
-    const changed = await db.transaction(async (tx) => [...await q.saveProtocolFiles(tx, downloaded), ...await q.deleteProtocolFiles(tx, sourceKey, gone)]);
-    for (const row of downloaded) {
+    const changed = (await db.transaction(async (tx) => [...await q.saveProtocolFiles(tx, rows), ...await q.deleteProtocolFiles(tx, sourceKey, gone)])).sort();
+    for (const row of rows) {
       const entry = entryOf(row);
       if (entry) current.entries.set(row.path, entry);
     }
     for (const path of gone) current.entries.delete(path);
     current.checkedAt = now();
+    // A file that failed is tried again at the next refresh, so this tree is not done yet.
+    current.treeSha = failed === 0 && !listed.truncated ? treeSha : null;
     if (changed.length > 0) {
       log.info({ paths: changed }, 'protocols changed');
       events.publish('protocol.changed', { paths: changed, projectIds: [...new Set(changed.map((p) => p.split('/')[0]!))] });

@@ -86,6 +86,25 @@ describe('protocol service', () => {
     r.unsubscribe();
   });
 
+  it('asks only for the branch while it points to the tree last stored in full; a failed file is tried again', async () => {
+    const r = aRepository({ 'a/protocol.json': aProtocolText('a1'), 'b/protocol.json': aProtocolText('b1') });
+    const protocols = r.service();
+    await protocols.refresh();
+    expect(await protocols.refresh()).toEqual([]);
+    expect([r.requestsFor('/branches/'), r.requestsFor('/git/trees/'), r.requestsFor('/git/blobs/')]).toEqual([2, 1, 2]);
+
+    r.set({ 'a/protocol.json': aProtocolText('a2'), 'b/protocol.json': aProtocolText('b2') });
+    ctx.github.fault = (path) => (path.includes(`/git/blobs/${ctx.github.blobSha(aProtocolText('b2'))}`) ? 'reset' : undefined);
+    expect(await protocols.refresh()).toEqual(['a/protocol.json']);
+    ctx.github.fault = () => undefined;
+    expect(await protocols.refresh()).toEqual(['b/protocol.json']);
+    expect(await protocols.refresh()).toEqual([]);
+    // Branch each time; the tree twice more (the second time because b failed); a2, b2 (failed), b2.
+    expect([r.requestsFor('/branches/'), r.requestsFor('/git/trees/'), r.requestsFor('/git/blobs/')]).toEqual([5, 3, 5]);
+    await protocols.close();
+    r.unsubscribe();
+  });
+
   it('a broken file keeps its last good copy (or is absent) and affects no other file', async () => {
     const r = aRepository({ 'a/protocol.json': aProtocolText('a1'), 'b/protocol.json': aProtocolText('b1') });
     const protocols = r.service();
