@@ -264,6 +264,29 @@ export const settings = {
   fcmProjectId: withEnv('FCM_PROJECT_ID', str('Firebase project id (default: the credentials\' `project_id`, or `demo-radar` with `FCM_EMULATOR_HOST`)', {})),
   notificationEmailEnabled: withEnv('RADAR_NOTIFICATION_EMAIL_ENABLED', bool('Also send notifications with `emailEnabled` to the user\'s e-mail address (needs `SMTP_URL` or `SPRING_MAIL_HOST`)', { default: false, spring: 'radar.notification.email.enabled' })),
   notificationEmailFrom: withEnv('RADAR_NOTIFICATION_EMAIL_FROM', str('Sender address of notification e-mails', { default: 'radar@radar.thehyve.nl', spring: 'radar.notification.email.from' })),
+  protocolGithubRepoPath: withEnv('RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_REPO_PATH', make('GitHub repository (`owner/name`) holding the aRMT protocols, `{projectId}[/{key}/{value}…]/{file}`', { default: 'RADAR-base/RADAR-aRMT-protocols', spring: 'radar.questionnaire.protocol.github.repo.path' }, (raw) => {
+    const value = raw.trim();
+    if (!/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/.test(value) || /\/\.\.?$/.test(value)) throw new InvalidValue(`must be a GitHub repository as owner/name, got "${raw}"`);
+    return value;
+  })),
+  protocolGithubFileName: withEnv('RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_FILE_NAME', make('File name of a protocol in that repository', { default: 'protocol.json', spring: 'radar.questionnaire.protocol.github.file.name' }, (raw) => {
+    const value = raw.trim();
+    if (!value || value.includes('/') || value === '.' || value === '..') throw new InvalidValue(`must be a file name without "/", got "${raw}"`);
+    return value;
+  })),
+  protocolGithubBranch: withEnv('RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_BRANCH', str('Branch of the protocol repository', { default: 'master', spring: 'radar.questionnaire.protocol.github.branch' })),
+  githubClientToken: withEnv('SECURITY_GITHUB_CLIENT_TOKEN', str('GitHub token sent as `Authorization: Bearer` (optional; raises GitHub\'s rate limit). A 401 is retried once without it', { spring: 'security.github.client.token' })),
+  githubClientTimeout: withEnv('SECURITY_GITHUB_CLIENT_TIMEOUT', int('Seconds a GitHub request (connection, answer and body) may take', { default: 10, min: 1, max: 600, spring: 'security.github.client.timeout' })),
+  githubClientMaxContentLength: withEnv('SECURITY_GITHUB_CLIENT_MAXCONTENTLENGTH', int('Largest GitHub response body in bytes (by its Content-Length or as it streams in)', { default: 1_000_000, min: 1024, max: 100_000_000, spring: 'security.github.client.maxContentLength' })),
+  githubCacheDuration: withEnv('SECURITY_GITHUB_CACHE_DURATION', int('Seconds a copy of a GitHub answer (a protocol, a `/github/content` body) is fresh; after that it is refreshed, and served as long as GitHub fails. Copies live in the database', { default: 3600, min: 0, max: 31_536_000, spring: 'security.github.cache.duration' })),
+  githubCacheRetryDuration: withEnv('SECURITY_GITHUB_CACHE_RETRYDURATION', int('Seconds after a failed GitHub request before the same one is tried again', { default: 60, min: 0, max: 86_400, spring: 'security.github.cache.retryDuration' })),
+  githubCacheSize: withEnv('SECURITY_GITHUB_CACHE_SIZE', int('GitHub answers kept in memory (never more than 64 MiB of bodies); the database keeps every copy', { default: 10_000, min: 1, max: 1_000_000, spring: 'security.github.cache.size' })),
+  githubApiUrl: withEnv('GITHUB_API_URL', make('Base URL that every request for `https://api.github.com/…` goes to instead (a GitHub Enterprise API, a test stub)', { default: 'https://api.github.com' }, (raw) => {
+    const value = raw.trim().replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL without query, got "${raw}"`);
+    return value;
+  })),
+  githubProxyAllowedOwners: withEnv('GITHUB_PROXY_ALLOWED_OWNERS', list('Comma-separated GitHub owners whose repositories `GET /github/content` may read (any case); default: the protocol repository\'s owner and `RADAR-base`', {})),
 } as const;
 
 type Settings = typeof settings;
@@ -274,7 +297,9 @@ export type DatabaseConfig =
   | { kind: 'pglite' }
   | { kind: 'postgres'; url: string; username?: string; password?: string; poolSize: number };
 
-export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize' | 'managementportalMailFrom' | 'host'> {
+export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize' | 'managementportalMailFrom' | 'host' | 'githubProxyAllowedOwners'> {
+  /** Owners `GET /github/content` may read: `GITHUB_PROXY_ALLOWED_OWNERS`, else the protocol repository's owner and `RADAR-base`. */
+  githubProxyAllowedOwners: readonly string[];
   /** Bind address: `HOST`, else `127.0.0.1` in dev and `0.0.0.0` in prod. */
   host: string;
   database: DatabaseConfig;
@@ -501,7 +526,10 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
     springMailHost: _e, springMailPort: _f, springMailUsername: _g, springMailPassword: _h, databasePoolSize: _i,
     ...rest
   } = values;
-  return { ...rest, host, database, adminPassword, smtpUrl, managementportalMailFrom: mailFrom, version };
+  const githubProxyAllowedOwners = values.githubProxyAllowedOwners?.length
+    ? values.githubProxyAllowedOwners
+    : [...new Set([values.protocolGithubRepoPath.split('/')[0]!, 'RADAR-base'])];
+  return { ...rest, host, database, adminPassword, smtpUrl, managementportalMailFrom: mailFrom, githubProxyAllowedOwners, version };
 }
 
 /** Rows for the README's configuration table: canonical name, default, meaning. */

@@ -28,6 +28,13 @@ import { createNotificationEmailSender } from './transmit/email.js';
 import { createFcmSender } from './transmit/fcm.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulerMetrics } from './scheduler/metrics.js';
+import { createGithubClient } from './github/client.js';
+import { createGithubContentCache } from './github/content-cache.js';
+import { createGithubProxy } from './github/proxy.js';
+import { ownerSet } from './github/proxy-url.js';
+import { githubRoutes } from './github/routes.js';
+import { createProtocolService } from './protocols/service.js';
+import { protocolRoutes } from './protocols/routes.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
 
@@ -59,14 +66,39 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   const notifications = createMessageService(notificationCodec, { db, events });
   const dataMessages = createMessageService(dataMessageCodec, { db, events });
 
+  const { config } = app;
+  const github = createGithubClient({
+    apiUrl: config.githubApiUrl,
+    token: config.githubClientToken,
+    timeoutMs: config.githubClientTimeout * 1000,
+    maxContentLength: config.githubClientMaxContentLength,
+  });
+  const githubLog = app.log.child({ component: 'github' });
+  const githubCache = createGithubContentCache({
+    db, github, log: githubLog,
+    settings: { durationMs: config.githubCacheDuration * 1000, retryMs: config.githubCacheRetryDuration * 1000, maxEntries: config.githubCacheSize },
+  });
+  const githubProxy = createGithubProxy({ cache: githubCache, allowedOwners: ownerSet(config.githubProxyAllowedOwners) });
+  const protocols = createProtocolService({
+    db, github, events, log: githubLog,
+    source: { repo: config.protocolGithubRepoPath, branch: config.protocolGithubBranch, fileName: config.protocolGithubFileName },
+    durationMs: config.githubCacheDuration * 1000,
+    retryMs: config.githubCacheRetryDuration * 1000,
+  });
+  app.addHook('onClose', async () => {
+    await protocols.close();
+    await githubCache.close();
+  });
+
   await app.register(projectRoutes, { projects });
   await app.register(userRoutes, { users });
   await app.register(notificationRoutes, { notifications });
   await app.register(dataMessageRoutes, { dataMessages });
+  await app.register(protocolRoutes, { protocols });
+  await app.register(githubRoutes, { proxy: githubProxy });
 
   // The scheduler (and FCM with it) runs only where enabled: an API-only process needs no credentials.
   const metrics = createSchedulerMetrics(app.metrics);
-  const { config } = app;
   if (config.schedulerEnabled) {
     const log = app.log.child({ component: 'scheduler' });
     const fcm = await createFcmSender(config, log);
