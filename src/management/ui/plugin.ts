@@ -21,6 +21,8 @@ export interface AdminUiOptions {
   sessionAuth: Pick<SessionAuth, 'principalOfUser'>;
   signIn: PasswordSignIn;
   now: () => number;
+  /** `MANAGEMENTPORTAL_SITE_SETTINGS_HIDDEN_SUBJECT_FIELDS`: subject fields the project pages leave out. */
+  hiddenSubjectFields: readonly string[];
   /** `MANAGEMENTPORTAL_UI_LOGO_DIR`. */
   logoDir: string | undefined;
   services: {
@@ -28,7 +30,7 @@ export interface AdminUiOptions {
   } & ProjectPagesServices;
 }
 
-export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services }) => {
+export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services, hiddenSubjectFields }) => {
   const base = app.prefix;
   app.decorateRequest('ui', null);
   app.addHook('preValidation', uiGuard({ sessions, sessionAuth, base }));
@@ -37,5 +39,5 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(contentRoutes, { logoDir });
   await app.register(signInRoutes, { signIn, sessions, sessionAuth, now });
   await app.register(homeRoutes, { projects: services.projects });
-  await app.register(projectPages, services);
+  await app.register(projectPages, { ...services, hiddenSubjectFields });
 };
