@@ -20,7 +20,7 @@
       var d = new Date(times[i].getAttribute('datetime'));
       if (!isNaN(d.getTime())) {
         times[i].title = times[i].textContent;
-        times[i].textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZoneName: 'short' });
+        times[i].textContent = d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
       }
     }
     // Buttons that print the page (the print stylesheet keeps only what matters).
