@@ -240,7 +240,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       now,
     });
     await pages.register(adminUi, {
-      sessions, sessionAuth, now, logoDir: settings.ui.logoDir,
+      sessions, sessionAuth, now, logoDir: settings.ui.logoDir, hiddenSubjectFields: settings.hiddenSubjectFields,
       signIn: createPasswordSignIn({ db, limiter }),
       services: {
         projects: services.projects, oauthClients: services.oauthClients, users: services.users, account, organizations: services.organizations,

@@ -38,6 +38,8 @@ export interface AdminUiOptions {
   sessionAuth: Pick<SessionAuth, 'principalOfUser'>;
   signIn: PasswordSignIn;
   now: () => number;
+  /** `MANAGEMENTPORTAL_SITE_SETTINGS_HIDDEN_SUBJECT_FIELDS`: subject fields the project pages leave out. */
+  hiddenSubjectFields: readonly string[];
   /** `MANAGEMENTPORTAL_UI_LOGO_DIR`. */
   logoDir: string | undefined;
   services: {
@@ -56,7 +58,7 @@ export interface AdminUiOptions {
   notificationDesk: NotificationDesk | undefined;
 }
 
-export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services, notificationDesk }) => {
+export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services, notificationDesk, hiddenSubjectFields }) => {
   const base = app.prefix;
   app.decorateRequest('ui', null);
   app.addHook('preValidation', uiGuard({ sessions, sessionAuth, base }));
@@ -73,5 +75,5 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(sourceTypeRoutes, { sourceTypes: services.sourceTypes });
   await app.register(auditRoutes, { audits: services.audits, now });
   await app.register(userRoutes, { users: services.users, account: services.account, projects: services.projects, organizations: services.organizations });
-  await app.register(projectPages, services);
+  await app.register(projectPages, { ...services, hiddenSubjectFields });
 };

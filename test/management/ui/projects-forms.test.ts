@@ -15,6 +15,17 @@ let admin: string;
 let cookie: string;
 const BASE = '/managementportal';
 
+/** The session cookie of `admin` signed in at `/login` of `app`. */
+async function signedIn(app: TestApp['app']): Promise<string> {
+  const login = await app.inject({ method: 'GET', url: `${BASE}/login` });
+  const res = await app.inject({
+    method: 'POST', url: `${BASE}/login`, headers: { cookie: cookieOf(login.headers['set-cookie']), 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ _csrf: csrfOf(login.body), username: 'admin', password: 'admin' }).toString(),
+  });
+  expect(res.statusCode).toBe(303);
+  return cookieOf(res.headers['set-cookie']);
+}
+
 const cookieOf = (setCookie: string | string[] | undefined) => String(Array.isArray(setCookie) ? setCookie[0] : setCookie).split(';')[0]!;
 const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
 
@@ -35,14 +46,7 @@ beforeAll(async () => {
   t = await buildTestApp({}, { demoData: true });
   mc = managementClient(t.app);
   admin = await mc.tokenOf('admin', 'admin');
-  const login = await t.app.inject({ method: 'GET', url: `${BASE}/login` });
-  const anonymous = cookieOf(login.headers['set-cookie']);
-  const signedIn = await t.app.inject({
-    method: 'POST', url: `${BASE}/login`, headers: { cookie: anonymous, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ _csrf: csrfOf(login.body), username: 'admin', password: 'admin' }).toString(),
-  });
-  expect(signedIn.statusCode).toBe(303);
-  cookie = cookieOf(signedIn.headers['set-cookie']);
+  cookie = await signedIn(t.app);
 });
 afterAll(async () => { await t?.close(); });
 
@@ -145,5 +149,36 @@ describe('project pages over HTTP', () => {
     expect(res.rawPayload.length + css.rawPayload.length + js.rawPayload.length).toBeLessThan(150 * 1024);
     expect(res.body.match(/<h1[ >]/g)).toHaveLength(1);
     for (const img of res.body.match(/<img [^>]*>/g) ?? []) expect(img).toMatch(/ alt="[^"]+"/);
+  });
+
+  it('leaves out the fields MANAGEMENTPORTAL_SITE_SETTINGS_HIDDEN_SUBJECT_FIELDS hides; an edit keeps their stored values', async () => {
+    const hiding = await buildTestApp({ MANAGEMENTPORTAL_SITE_SETTINGS_HIDDEN_SUBJECT_FIELDS: 'person_name,date_of_birth' }, { demoData: true });
+    try {
+      const api = managementClient(hiding.app);
+      const token = await api.tokenOf('admin', 'admin');
+      const externalId = unique('ext');
+      const created = await api.call('POST', '/api/subjects', { bearer: token, body: { project: { id: 1, projectName: 'radar' }, externalId, personName: 'Hidden Name', dateOfBirth: '1980-01-02' } });
+      expect(created.status).toBe(201);
+      const session = await signedIn(hiding.app);
+      const list = await hiding.app.inject({ method: 'GET', url: `${BASE}/projects/radar?externalId=${externalId}&personName=nobody`, headers: { cookie: session } });
+      expect(list.statusCode).toBe(200);
+      expect(list.body).not.toContain('Person name');
+      expect(list.body).not.toContain('Date of birth');
+      expect(list.body).toContain('>Group<');
+      // The hidden filter does not filter either.
+      expect(list.body).toContain(externalId);
+      const edit = await hiding.app.inject({ method: 'GET', url: `${BASE}/projects/radar/subjects/${created.body.login}/edit`, headers: { cookie: session } });
+      expect(edit.body).not.toContain('name="personName"');
+      const saved = await hiding.app.inject({
+        method: 'POST', url: `${BASE}/projects/radar/subjects/${created.body.login}/edit`,
+        headers: { cookie: session, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ _csrf: csrfOf(edit.body), externalId, personName: 'Crafted', attributes: 'a=b' }).toString(),
+      });
+      expect(saved.statusCode).toBe(303);
+      const after = await api.call('GET', `/api/subjects/${created.body.login}`, { bearer: token });
+      expect(after.body).toMatchObject({ personName: 'Hidden Name', dateOfBirth: '1980-01-02', attributes: { a: 'b' } });
+    } finally {
+      await hiding.close();
+    }
   });
 });

@@ -189,6 +189,8 @@ describe.skipIf(!browserAvailable)('project page', () => {
     // "Print": the print stylesheet shows the code and its text, no navigation or form.
     const print = page.getByRole('button', { name: 'Print' });
     expect(await print.isVisible()).toBe(true);
+    // The script shows the expiry in the browser's locale; the UTC text stays in its title.
+    expect(await page.locator('main time').getAttribute('title')).toMatch(/ UTC$/);
     await page.emulateMedia({ media: 'print' });
     expect(await page.getByRole('img', { name: /QR/ }).isVisible()).toBe(true);
     expect(await page.getByText(second).isVisible()).toBe(true);
@@ -312,6 +314,9 @@ describe.skipIf(!browserAvailable)('project page', () => {
     await p.waitForURL(/created=/);
     expect(await apiSubject(externalId)).toMatchObject({ personName: 'No Script', group: GROUP });
     const tokenUrl = await pair(p, externalId, 'project-pair-app-nojs');
+    // Printing needs the script: without it there is no "Print" button, and times stay in UTC.
+    expect(await p.getByRole('button', { name: 'Print' }).count()).toBe(0);
+    expect(await p.locator('main time').textContent()).toMatch(/ UTC$/);
     expect((await readToken(tokenUrl)).status).toBe(200);
     expect((await readToken(tokenUrl)).status).toBe(410);
     await noJs.close();

@@ -15,6 +15,7 @@ import { actorOf, principal } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import type { MessageKey } from '../i18n.js';
 import { headerOf, PROJECT_NAME, projectHeader, subjectPath } from './project.js';
+import type { ShownFields } from './subject-form.js';
 import { filtersOf, listQueryOf, nextPageUrl, shownBefore, SORTS, SubjectsPageQuery } from './subject-list.js';
 
 export interface ProjectPageServices {
@@ -23,6 +24,7 @@ export interface ProjectPageServices {
   groups: GroupService;
   sources: SourceService;
   users: UserService;
+  fields: ShownFields;
 }
 
 const Params = Type.Object({ name: Type.String(PROJECT_NAME) });
@@ -30,11 +32,15 @@ const PagedQuery = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 0, 
 const OTHER_TAB_SIZE = 50;
 const NOTICES = ['created', 'updated', 'discontinued', 'deleted'] as const;
 
-export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> = async (app, { projects, subjects, groups, sources, users }) => {
+export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> = async (app, { projects, subjects, groups, sources, users, fields }) => {
   app.get('/projects/:name', { schema: { hide: true, params: Params, querystring: SubjectsPageQuery } }, async (request, reply) => {
     const { t, base } = context(request);
     const { name } = request.params;
     const filters = filtersOf(request.query);
+    // A hidden field is no filter either.
+    if (!fields.personName) filters.personName = '';
+    if (!fields.dateOfBirth) filters.dateOfBirth = '';
+    if (!fields.group) filters.groupId = '';
     const before = shownBefore(request.query);
     const actor = actorOf(request);
     // The groups (PROJECT.READ: 403 or 404 page) and the page (SUBJECT.READ) are read together.
@@ -52,6 +58,7 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
       project,
       notice,
       filters,
+      fields,
       groups: groupList.map((g) => ({ id: String(g.id), name: g.name })),
       sorts: SORTS.map((value) => ({ value, label: t(`subjects.sort.${value}` as MessageKey) })),
       rows: page.items.map((subject) => ({

@@ -27,17 +27,35 @@ export interface SubjectFormValues {
   attributes: string;
 }
 
+/** Which optional subject fields the pages show (the site setting hides some). */
+export interface ShownFields {
+  personName: boolean;
+  dateOfBirth: boolean;
+  group: boolean;
+}
+
+/** The fields shown, from `MANAGEMENTPORTAL_SITE_SETTINGS_HIDDEN_SUBJECT_FIELDS` (the reference's names). */
+export const shownFields = (hidden: readonly string[]): ShownFields => ({
+  personName: !hidden.includes('person_name'),
+  dateOfBirth: !hidden.includes('date_of_birth'),
+  group: !hidden.includes('group'),
+});
+
 export class FormProblem extends Error {
   constructor(readonly key: MessageKey) { super(key); this.name = 'FormProblem'; }
 }
 
 const MAX_ATTRIBUTES = 200;
 
-export const formValuesOf = (body: SubjectFormT): SubjectFormValues => ({
+/**
+ * What the form sent; a hidden field keeps its value in `kept` (the stored subject's when editing,
+ * none when creating), whatever a crafted form sends for it.
+ */
+export const formValuesOf = (body: SubjectFormT, fields: ShownFields, kept?: SubjectFormValues): SubjectFormValues => ({
   externalId: body.externalId ?? '',
-  personName: body.personName ?? '',
-  dateOfBirth: body.dateOfBirth ?? '',
-  group: body.group ?? '',
+  personName: fields.personName ? body.personName ?? '' : kept?.personName ?? '',
+  dateOfBirth: fields.dateOfBirth ? body.dateOfBirth ?? '' : kept?.dateOfBirth ?? '',
+  group: fields.group ? body.group ?? '' : kept?.group ?? '',
   attributes: body.attributes ?? '',
 });
 

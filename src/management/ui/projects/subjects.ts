@@ -16,12 +16,15 @@ import { subjectNotFound } from '../../api/subjects/shared.js';
 import { actorOf } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import { PROJECT_NAME, projectHeader, projectPath, subjectPath, type ProjectHeader } from './project.js';
-import { FormProblem, formValuesOf, formValuesOfSubject, SubjectForm, subjectInputOf, type SubjectFormValues } from './subject-form.js';
+import {
+  FormProblem, formValuesOf, formValuesOfSubject, SubjectForm, subjectInputOf, type ShownFields, type SubjectFormValues,
+} from './subject-form.js';
 
 export interface SubjectPagesServices {
   projects: ProjectService;
   subjects: SubjectService;
   groups: GroupService;
+  fields: ShownFields;
 }
 
 const LOGIN = { type: 'string', minLength: 1, maxLength: 255 } as const;
@@ -43,16 +46,17 @@ function formError(request: FastifyRequest, error: unknown): string | undefined 
   return undefined;
 }
 
-export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices> = async (app, { projects, subjects, groups }) => {
+export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices> = async (app, { projects, subjects, groups, fields }) => {
   async function showForm(request: FastifyRequest, reply: FastifyReply, options: {
     project: ProjectHeader; mode: 'create' | 'edit'; values: SubjectFormValues; action: string; login?: string; error?: string;
   }) {
     const { t } = context(request);
-    const groupNames = (await groups.list(options.project.name, actorOf(request))).map((g) => g.name);
+    const groupNames = fields.group ? (await groups.list(options.project.name, actorOf(request))).map((g) => g.name) : [];
     return render(request, reply, 'projects/subject-form', {
       title: t(options.mode === 'create' ? 'subjects.create' : 'subjects.editTitle'),
       ...options,
       groups: groupNames,
+      fields,
     }, options.error ? 400 : 200);
   }
 
@@ -64,7 +68,7 @@ export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices>
 
   app.post('/projects/:name/subjects', { schema: { hide: true, params: ProjectParams, body: SubjectForm } }, async (request, reply) => {
     const project = await projectHeader(request, projects, request.params.name, 'subjects');
-    const values = formValuesOf(request.body);
+    const values = formValuesOf(request.body, fields);
     try {
       const created = await subjects.create(subjectInputOf(values, { id: project.id, projectName: project.name }), actorOf(request));
       return reply.redirect(`${project.path}?created=${encodeURIComponent(created.login)}`, 303);
@@ -89,7 +93,7 @@ export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices>
     const [project, subject] = await Promise.all([
       projectHeader(request, projects, name, 'subjects'), subjectOfProject(request, subjects, name, login),
     ]);
-    const values = formValuesOf(request.body);
+    const values = formValuesOf(request.body, fields, formValuesOfSubject(subject));
     try {
       await subjects.update(subjectInputOf(values, { id: project.id, projectName: name }, subject), actorOf(request));
       return reply.redirect(`${project.path}?updated=${encodeURIComponent(login)}`, 303);
