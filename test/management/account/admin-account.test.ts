@@ -11,6 +11,7 @@ import { ensureBuiltInAccounts } from '../../../src/management/account/admin-acc
 import { buildTestApp, onPostgres, testDatabase, type TestApp } from '../../helpers/build-test-app.js';
 import { managementClient } from '../../helpers/management-api.js';
 import { TEST_KEYSTORE } from '../../helpers/service-process.js';
+import { browserAvailable, launchBrowser, screenshot, signIn } from '../../helpers/browser.js';
 
 const silent = pino({ level: 'silent' });
 const changePassword = async (app: TestApp['app'], current: string, next: string) => {
@@ -43,8 +44,8 @@ describe('the admin password setting across starts', () => {
   });
 });
 
-describe.skipIf(!onPostgres())('a restart of the prod profile on PostgreSQL', () => {
-  it('keeps the password changed by the admin', async () => {
+describe.skipIf(!onPostgres() || !browserAvailable)('a restart of the prod profile on PostgreSQL', () => {
+  it('keeps the password the admin changed in the UI', async () => {
     const database = await testDatabase();
     const env = {
       PROFILE: 'prod', RADAR_ADMIN_PASSWORD: 'secret1', MANAGEMENTPORTAL_OAUTH_KEY_STORE: TEST_KEYSTORE,
@@ -56,9 +57,22 @@ describe.skipIf(!onPostgres())('a restart of the prod profile on PostgreSQL', ()
       await app.ready();
       return app;
     };
+    const browser = await launchBrowser();
     try {
       const first = await start();
-      await changePassword(first, 'setting-Passw0rd', 'Mine-Passw0rd-1!');
+      await first.listen({ port: 0, host: '127.0.0.1' });
+      const address = first.server.address();
+      const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/managementportal`;
+      const page = await browser.newPage();
+      await page.goto(`${base}/login`);
+      await signIn(page, base, 'admin', 'setting-Passw0rd');
+      await page.goto(`${base}/account/password`);
+      await page.getByLabel('Current password').fill('setting-Passw0rd');
+      await page.getByLabel('New password', { exact: true }).fill('Mine-Passw0rd-1!');
+      await page.getByLabel('Confirm new password').fill('Mine-Passw0rd-1!');
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByRole('status').or(page.getByRole('alert')).first().waitFor();
+      await screenshot(page, 'account-password-changed');
       await first.close();
       const second = await start();
       try {
@@ -68,6 +82,7 @@ describe.skipIf(!onPostgres())('a restart of the prod profile on PostgreSQL', ()
         await second.close();
       }
     } finally {
+      await browser.close();
       await database.drop();
     }
   });
