@@ -14,7 +14,7 @@ import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
 import { appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
-import { loadManagementKeys, managementPlugin, managementSettings } from './management/plugin.js';
+import { loadManagementKeys, localTokenAuthority, managementPlugin, managementSettings } from './management/plugin.js';
 
 export interface BuildOptions {
   /** Replaces the logger built from the config (tests pass `false` or a stream). */
@@ -61,6 +61,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register((await import('./platform/mail.js')).mailPlugin);
 
   await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData });
-  await app.register(appserverPlugin, { prefix: config.appserverContextPath });
+  // The app server verifies this process's tokens with the management keys directly (no HTTP).
+  await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys) });
   return app;
 }

@@ -262,6 +262,14 @@ export const settings = {
   fcmProjectId: withEnv('FCM_PROJECT_ID', str('Firebase project id (default: the credentials\' `project_id`, or `demo-radar` with `FCM_EMULATOR_HOST`)', {})),
   notificationEmailEnabled: withEnv('RADAR_NOTIFICATION_EMAIL_ENABLED', bool('Also send notifications with `emailEnabled` to the user\'s e-mail address (needs `SMTP_URL` or `SPRING_MAIL_HOST`)', { default: false, spring: 'radar.notification.email.enabled' })),
   notificationEmailFrom: withEnv('RADAR_NOTIFICATION_EMAIL_FROM', str('Sender address of notification e-mails', { default: 'radar@radar.thehyve.nl', spring: 'radar.notification.email.from' })),
+  securityRadarManagementportalEnabled: withEnv('SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED', bool('App server API needs a ManagementPortal token (radar-auth); unset: `true` in prod, `false` in dev', { spring: 'security.radar.managementportal.enabled' })),
+  securityRadarManagementportalUrl: withEnv('SECURITY_RADAR_MANAGEMENTPORTAL_URL', make('Base URL of another ManagementPortal whose `{url}/oauth/token_key` keys the app server also trusts (this process\'s own keys always count)', { default: '' }, (raw) => {
+    const value = raw.trim().replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/?#]/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL, got "${raw}"`);
+    return value;
+  })),
+  securityOauth2ResourceId: withEnv('SECURITY_OAUTH2_RESOURCE_ID', str('Audience (`aud`) an app server token must carry; unset: `resourceName` of `RADAR_IS_CONFIG_LOCATION`, else `res_AppServer`', { spring: 'security.oauth2.resource.id' })),
+  radarIsConfigLocation: withEnv('RADAR_IS_CONFIG_LOCATION', str('Path of a radar-auth `radar_is.yml` (`resourceName`, `publicKeyEndpoints`, `publicKeys`) with further token key sources for the app server', {})),
 } as const;
 
 type Settings = typeof settings;
@@ -272,7 +280,7 @@ export type DatabaseConfig =
   | { kind: 'pglite' }
   | { kind: 'postgres'; url: string; username?: string; password?: string; poolSize: number };
 
-export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize' | 'managementportalMailFrom' | 'host'> {
+export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize' | 'managementportalMailFrom' | 'host' | 'securityRadarManagementportalEnabled'> {
   /** Bind address: `HOST`, else `127.0.0.1` in dev and `0.0.0.0` in prod. */
   host: string;
   database: DatabaseConfig;
@@ -283,6 +291,8 @@ export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourc
   smtpUrl: string | undefined;
   /** Version from package.json, for /actuator/info. */
   version: string;
+  /** `SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED`, else on in prod and off in dev. */
+  securityRadarManagementportalEnabled: boolean;
 }
 
 export class ConfigError extends Error {
@@ -499,7 +509,10 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
     springMailHost: _e, springMailPort: _f, springMailUsername: _g, springMailPassword: _h, databasePoolSize: _i,
     ...rest
   } = values;
-  return { ...rest, host, database, adminPassword, smtpUrl, managementportalMailFrom: mailFrom, version };
+  return {
+    ...rest, host, database, adminPassword, smtpUrl, managementportalMailFrom: mailFrom, version,
+    securityRadarManagementportalEnabled: values.securityRadarManagementportalEnabled ?? prod,
+  };
 }
 
 /** Rows for the README's configuration table: canonical name, default, meaning. */

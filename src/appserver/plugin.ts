@@ -27,12 +27,23 @@ import { createNotificationEmailSender } from './transmit/email.js';
 import { createFcmSender } from './transmit/fcm.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulerMetrics } from './scheduler/metrics.js';
+import { access, installGuard } from './security/guard.js';
+import { createAppserverSecurity, type LocalTokenAuthority } from './security/setup.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
+export type { LocalTokenAuthority } from './security/setup.js';
 
-export const appserverPlugin: FastifyPluginAsync = async (app) => {
+export interface AppserverPluginOptions {
+  /** The authorization server in this process: its keys and its users' status (issue 21 item 2a). */
+  tokenAuthority: LocalTokenAuthority;
+  /** Clock in epoch milliseconds (tests move time). */
+  now?: () => number;
+}
+
+export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async (app, { tokenAuthority, now = Date.now }) => {
   const db: Database = app.db.db;
   const events = appserverEvents(app.events);
+  const { config } = app;
 
   acceptEmptyJsonBodies(app);
   // A NUL character or a coerced Infinity anywhere in a request: 400, before the database refuses it.
@@ -41,6 +52,18 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   app.setErrorHandler(handler);
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(appserverErrorFormat.body(404, `No endpoint ${request.method} ${request.url.split('?')[0]}`, request, null));
+  });
+
+  const security = createAppserverSecurity({
+    enabled: config.securityRadarManagementportalEnabled,
+    managementportalUrl: config.securityRadarManagementportalUrl,
+    resourceId: config.securityOauth2ResourceId,
+    radarIsConfigLocation: config.radarIsConfigLocation,
+  }, { local: tokenAuthority, log: app.log.child({ component: 'appserver-security' }), now });
+  // Before any route: every route from here on is guarded by its line in security/permissions.ts.
+  installGuard(app, { contextPath: config.appserverContextPath, authenticator: security.authenticator });
+  app.addHook('onReady', async () => {
+    if (security.authenticator || config.profile === 'prod') await security.start();
   });
 
   app.addSchema(component('ErrorDetails', ErrorDetails));
@@ -54,14 +77,13 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   const notifications = createMessageService(notificationCodec, { db, events });
   const dataMessages = createMessageService(dataMessageCodec, { db, events });
 
-  await app.register(projectRoutes, { projects });
-  await app.register(userRoutes, { users });
-  await app.register(notificationRoutes, { notifications });
-  await app.register(dataMessageRoutes, { dataMessages });
+  await app.register(projectRoutes, { projects, access });
+  await app.register(userRoutes, { users, access });
+  await app.register(notificationRoutes, { notifications, access });
+  await app.register(dataMessageRoutes, { dataMessages, access });
 
   // The scheduler (and FCM with it) runs only where enabled: an API-only process needs no credentials.
   const metrics = createSchedulerMetrics(app.metrics);
-  const { config } = app;
   if (config.schedulerEnabled) {
     const log = app.log.child({ component: 'scheduler' });
     const fcm = await createFcmSender(config, log);
