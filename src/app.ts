@@ -13,7 +13,7 @@ import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
-import { appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
+import { appserverPlugin, readRadarIsConfig, seedAppserverDemoData } from './appserver/plugin.js';
 import { loadManagementKeys, localTokenAuthority, managementPlugin, managementSettings } from './management/plugin.js';
 
 export interface BuildOptions {
@@ -50,6 +50,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const management = managementSettings(config);
   // Before the database: a bad keystore stops the start before anything is migrated.
   const managementKeys = await loadManagementKeys(management, app.log.child({ component: 'management' }));
+  // Likewise the app server's radar_is.yml (read even while its security is off: a bad file is a bad setting).
+  const radarIs = config.radarIsConfigLocation ? readRadarIsConfig(config.radarIsConfigLocation) : undefined;
 
   const demoData = options.demoData ?? config.profile === 'dev';
   await app.register(databasePlugin, {
@@ -62,6 +64,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData });
   // The app server verifies this process's tokens with the management keys directly (no HTTP).
-  await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys) });
+  await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys), radarIs });
   return app;
 }

@@ -29,18 +29,22 @@ import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulerMetrics } from './scheduler/metrics.js';
 import { access, installGuard } from './security/guard.js';
 import { createAppserverSecurity, type LocalTokenAuthority } from './security/setup.js';
+import type { RadarIsConfig } from './security/radar-is-config.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
 export type { LocalTokenAuthority } from './security/setup.js';
+export { readRadarIsConfig, type RadarIsConfig } from './security/radar-is-config.js';
 
 export interface AppserverPluginOptions {
   /** The authorization server in this process: its keys and its users' status (issue 21 item 2a). */
   tokenAuthority: LocalTokenAuthority;
+  /** `readRadarIsConfig(RADAR_IS_CONFIG_LOCATION)`, read before the database opens. */
+  radarIs?: RadarIsConfig;
   /** Clock in epoch milliseconds (tests move time). */
   now?: () => number;
 }
 
-export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async (app, { tokenAuthority, now = Date.now }) => {
+export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async (app, { tokenAuthority, radarIs, now = Date.now }) => {
   const db: Database = app.db.db;
   const events = appserverEvents(app.events);
   const { config } = app;
@@ -58,7 +62,7 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
     enabled: config.securityRadarManagementportalEnabled,
     managementportalUrl: config.securityRadarManagementportalUrl,
     resourceId: config.securityOauth2ResourceId,
-    radarIsConfigLocation: config.radarIsConfigLocation,
+    radarIs,
   }, { local: tokenAuthority, log: app.log.child({ component: 'appserver-security' }), now });
   // Before any route: every route from here on is guarded by its line in security/permissions.ts.
   installGuard(app, { contextPath: config.appserverContextPath, authenticator: security.authenticator });

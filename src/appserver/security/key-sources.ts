@@ -21,7 +21,7 @@ export interface KeySource {
   stale(): boolean;
   /**
    * Loads again unless it did less than a minute ago; resolves when done (at once when it may not
-   * load). Never rejects. Resolves true when the keys changed.
+   * load). Never rejects. Resolves true when it loaded keys (changed or not).
    */
   refresh(): Promise<boolean>;
 }
@@ -95,7 +95,7 @@ export function remoteKeySource(options: RemoteKeySourceOptions): KeySource {
     keys = fetched;
     loadedAt = now();
     if (changed) options.onChange?.();
-    return changed;
+    return true;
   }
 
   return {

@@ -8,7 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { fixedKeySource, remoteKeySource, type KeySource } from './key-sources.js';
 import type { JwsAlg } from './keys.js';
 import { createAuthenticator, type Authenticator } from './guard.js';
-import { readRadarIsConfig } from './radar-is-config.js';
+import type { RadarIsConfig } from './radar-is-config.js';
 import { createTokenVerifier } from './verifier.js';
 
 /**
@@ -26,7 +26,8 @@ export interface SecuritySettings {
   enabled: boolean;
   managementportalUrl: string;
   resourceId: string | undefined;
-  radarIsConfigLocation: string | undefined;
+  /** The `radar_is.yml` at `RADAR_IS_CONFIG_LOCATION`, read before the database opens (`readRadarIsConfig`). */
+  radarIs: RadarIsConfig | undefined;
 }
 
 export const DEFAULT_RESOURCE_NAME = 'res_AppServer';
@@ -45,8 +46,7 @@ export interface AppserverSecurity {
 
 export function createAppserverSecurity(settings: SecuritySettings, deps: { local: LocalTokenAuthority; log: FastifyBaseLogger; now: () => number }): AppserverSecurity {
   const { local, log, now } = deps;
-  // Read even while security is off: a bad file is a configuration error either way.
-  const file = settings.radarIsConfigLocation ? readRadarIsConfig(settings.radarIsConfigLocation) : undefined;
+  const file = settings.radarIs;
   const resourceName = settings.resourceId ?? file?.resourceName ?? DEFAULT_RESOURCE_NAME;
   if (!settings.enabled) {
     return {
@@ -66,7 +66,7 @@ export function createAppserverSecurity(settings: SecuritySettings, deps: { loca
   const remotes = urls.map((url) => remoteKeySource({ url, log, now, onChange: forget }));
   const sources: KeySource[] = [
     localSource,
-    ...(file && file.publicKeys.length > 0 ? [fixedKeySource(`${settings.radarIsConfigLocation} publicKeys`, file.publicKeys)] : []),
+    ...(file && file.publicKeys.length > 0 ? [fixedKeySource('RADAR_IS_CONFIG_LOCATION publicKeys', file.publicKeys)] : []),
     ...remotes,
   ];
   const verifier = createTokenVerifier({ sources, resourceName, now });

@@ -137,8 +137,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       for (const source of sources) if (source.stale()) void source.refresh();
       let source = trySources(token);
       if (!source) {
-        const changed = await Promise.all(sources.map((s) => s.refresh()));
-        if (changed.some(Boolean)) source = trySources(token);
+        const loaded = await Promise.all(sources.map((s) => s.refresh()));
+        if (loaded.some(Boolean)) source = trySources(token);
       }
       if (!source) throw new TokenRejected('no key verifies the signature');
       checkClaims(token.claims, resourceName, nowMs);

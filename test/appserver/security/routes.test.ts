@@ -121,7 +121,7 @@ describe('answers (item 5)', () => {
 
   it('a token that does not verify, or a refresh token: 401 "Cannot verify token…"', async () => {
     const { refresh } = await appserverTokens(t.app).user('ROLE_SYS_ADMIN');
-    for (const bad of ['not-a-jwt', `${tok.sys.slice(0, -4)}AAAA`, refresh]) {
+    for (const bad of ['not-a-jwt', `${tok.sys!.slice(0, -4)}AAAA`, refresh]) {
       const res = await callAs(t.app, bad, 'GET', '/projects');
       expect(res.statusCode).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer');
