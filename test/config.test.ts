@@ -71,6 +71,10 @@ describe('defaults', () => {
       fcmProjectId: undefined,
       notificationEmailEnabled: false,
       notificationEmailFrom: 'radar@radar.thehyve.nl',
+      securityRadarManagementportalEnabled: false,
+      securityRadarManagementportalUrl: '',
+      securityOauth2ResourceId: undefined,
+      radarIsConfigLocation: undefined,
       database: { kind: 'pglite' },
       version: '1.2.3',
     });
