@@ -160,6 +160,26 @@ describe('start-up warnings', () => {
   });
 });
 
+describe('401 logging', () => {
+  it('each 401 is a WARN line with the path, never the token', async () => {
+    const log = captureLog();
+    const t = await buildTestApp({ SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED: 'true' }, { logger: { level: 'warn', stream: log.stream } });
+    try {
+      const secret = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2VjcmV0LXNpZ25hdHVyZQ';
+      expect((await callAs(t.app, secret, 'GET', '/projects?x=1')).statusCode).toBe(401);
+      expect((await callAs(t.app, undefined, 'GET', '/users')).statusCode).toBe(401);
+    } finally {
+      await t.close();
+    }
+    const warned = log.lines().filter((l) => l.level === 40 && typeof l.path === 'string');
+    expect(warned.map((l) => [l.path, l.msg])).toEqual([
+      ['/projects', 'Cannot verify token. It may have been rendered invalid.'],
+      ['/users', 'The token is missing from the request. No bearer token provided in the request'],
+    ]);
+    expect(log.text()).not.toContain('c2VjcmV0LXNpZ25hdHVyZQ');
+  });
+});
+
 describe('per-user status of in-process tokens (fake clock)', () => {
   it('believed at most 60 s: a deactivated user is refused within a minute', async () => {
     let clock = 1_000_000_000;
