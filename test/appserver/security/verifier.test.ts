@@ -6,7 +6,7 @@ import { createHmac, generateKeyPairSync, sign as rawSign, type KeyObject } from
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { fixedKeySource } from '../../../src/appserver/security/key-sources.js';
-import { keyFromPem, type JwsAlg } from '../../../src/appserver/security/keys.js';
+import { keyFromPem, keysFromKeySet, type JwsAlg } from '../../../src/appserver/security/keys.js';
 import { createTokenVerifier } from '../../../src/appserver/security/verifier.js';
 import { hasPermission, inScope, readScope, toRadarToken } from '../../../src/appserver/security/oracle.js';
 
@@ -158,5 +158,45 @@ describe('token model and oracle (radar-auth)', () => {
         }
       }
     }
+  });
+});
+
+describe('key sets as radar-auth reads them (clients.md §3.1)', () => {
+  const spki = (k: KeyObject) => (k.export({ format: 'der', type: 'spki' }) as Buffer).toString('base64');
+  const verifies = async (keys: ReturnType<typeof keysFromKeySet>, alg: JwsAlg) =>
+    createTokenVerifier({ sources: [fixedKeySource('set', keys)], resourceName: 'res_AppServer', now: () => NOW }).verify(await sign(base(), alg));
+
+  it('MP `value` keys, EC and RSA, and standard JWKs, EC and RSA', async () => {
+    const bad: number[] = [];
+    const keys = keysFromKeySet({
+      keys: [
+        { alg: 'ES256', kty: 'EC', value: `-----BEGIN EC PUBLIC KEY-----\n${spki(pairs.ES256.publicKey)}\n-----END EC PUBLIC KEY-----`, x5c: [], x5t: null },
+        { alg: 'RS256', kty: 'RSA', value: `-----BEGIN PUBLIC KEY-----\n${spki(rsa.publicKey)}\n-----END PUBLIC KEY-----` },
+        { ...pairs.ES384.publicKey.export({ format: 'jwk' }), kid: 'ec384' },
+        { ...rsa.publicKey.export({ format: 'jwk' }), alg: 'RS512' },
+      ],
+    }, (_err, index) => bad.push(index));
+    expect(bad).toEqual([]);
+    expect(keys.map((k) => [...k.algs])).toEqual([['ES256'], ['RS256'], ['ES384'], ['RS512']]);
+    await expect(verifies(keys, 'ES256')).resolves.toBeDefined();
+    await expect(verifies(keys, 'RS256')).resolves.toBeDefined();
+    await expect(verifies(keys, 'RS512')).resolves.toBeDefined();
+    // An RSA key named RS256 or RS512 verifies no RS384 token.
+    await expect(verifies(keys, 'RS384')).rejects.toThrow();
+  });
+
+  it('a bad entry is reported and left out; the others stay', () => {
+    const bad: number[] = [];
+    const keys = keysFromKeySet({
+      keys: [
+        { kty: 'EC', value: '-----BEGIN EC PUBLIC KEY-----\nAAAA\n-----END EC PUBLIC KEY-----' },
+        { kty: 'oct', k: 'c2VjcmV0' },
+        { kty: 'EC', crv: 'P-256', x: 'AA' },
+        { ...pairs.ES256.publicKey.export({ format: 'jwk' }) },
+      ],
+    }, (_err, index) => bad.push(index));
+    expect(bad).toEqual([0, 1, 2]);
+    expect(keys).toHaveLength(1);
+    expect(() => keysFromKeySet({ nokeys: [] }, () => {})).toThrow('the answer has no "keys" list');
   });
 });
