@@ -5,10 +5,9 @@
  * server, which declares the same shape on its side (domains never import each other).
  */
 import type { KeyObject } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import type { Database } from '../../platform/database.js';
-import { oauthClients } from '../schema.js';
 import { findUserByLogin } from '../security/queries.js';
+import { findClient } from './clients/queries.js';
 import type { KeySet } from './keystore.js';
 
 export interface LocalTokenAuthority {
@@ -28,9 +27,8 @@ export function localTokenAuthority(db: Database, keys: KeySet): LocalTokenAutho
       return (await findUserByLogin(db, login))?.activated === true;
     },
     async client(clientId) {
-      const [row] = await db.select({ resourceIds: oauthClients.resourceIds, scope: oauthClients.scope })
-        .from(oauthClients).where(eq(oauthClients.clientId, clientId)).limit(1);
-      return row;
+      const row = await findClient(db, clientId);
+      return row && { resourceIds: row.resourceIds, scope: row.scope };
     },
   };
 }
