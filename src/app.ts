@@ -13,8 +13,8 @@ import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
-import { appserverNotificationDesk, appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
-import { loadManagementKeys, managementPlugin, managementSettings } from './management/plugin.js';
+import { appserverNotificationDesk, appserverPlugin, readRadarIsConfig, seedAppserverDemoData } from './appserver/plugin.js';
+import { loadManagementKeys, localTokenAuthority, managementPlugin, managementSettings } from './management/plugin.js';
 
 export interface BuildOptions {
   /** Replaces the logger built from the config (tests pass `false` or a stream). */
@@ -50,6 +50,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const management = managementSettings(config);
   // Before the database: a bad keystore stops the start before anything is migrated.
   const managementKeys = await loadManagementKeys(management, app.log.child({ component: 'management' }));
+  // Likewise the app server's radar_is.yml (read even while its security is off: a bad file is a bad setting).
+  const radarIs = config.radarIsConfigLocation ? readRadarIsConfig(config.radarIsConfigLocation) : undefined;
 
   const demoData = options.demoData ?? config.profile === 'dev';
   await app.register(databasePlugin, {
@@ -63,6 +65,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The admin UI's notification pages read and send through the app server (the domains meet only here).
   const notificationDesk = appserverNotificationDesk(app.db.db, app.events);
   await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk });
-  await app.register(appserverPlugin, { prefix: config.appserverContextPath });
+  // The app server verifies this process's tokens with the management keys directly (no HTTP).
+  await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys), radarIs });
   return app;
 }

@@ -287,6 +287,14 @@ export const settings = {
     return value;
   })),
   githubProxyAllowedOwners: withEnv('GITHUB_PROXY_ALLOWED_OWNERS', list('Comma-separated GitHub owners whose repositories `GET /github/content` may read (any case); default: the protocol repository\'s owner and `RADAR-base`', {})),
+  securityRadarManagementportalEnabled: withEnv('SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED', bool('App server API needs a ManagementPortal token (radar-auth); unset: `true` in prod, `false` in dev', { spring: 'security.radar.managementportal.enabled' })),
+  securityRadarManagementportalUrl: withEnv('SECURITY_RADAR_MANAGEMENTPORTAL_URL', make('Base URL of another ManagementPortal whose `{url}/oauth/token_key` keys the app server also trusts (this process\'s own keys always count)', { default: '', spring: 'security.radar.managementportal.url' }, (raw) => {
+    const value = raw.trim().replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/?#]/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL, got "${raw}"`);
+    return value;
+  })),
+  securityOauth2ResourceId: withEnv('SECURITY_OAUTH2_RESOURCE_ID', str('Audience (`aud`) an app server token must carry; unset: `resourceName` of `RADAR_IS_CONFIG_LOCATION`, else `res_AppServer`', { spring: 'security.oauth2.resource.id' })),
+  radarIsConfigLocation: withEnv('RADAR_IS_CONFIG_LOCATION', str('Path of a radar-auth `radar_is.yml` (`resourceName`, `publicKeyEndpoints`, `publicKeys`) with further token key sources for the app server', {})),
 } as const;
 
 type Settings = typeof settings;
@@ -297,7 +305,7 @@ export type DatabaseConfig =
   | { kind: 'pglite' }
   | { kind: 'postgres'; url: string; username?: string; password?: string; poolSize: number };
 
-export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize' | 'managementportalMailFrom' | 'host' | 'githubProxyAllowedOwners'> {
+export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize' | 'managementportalMailFrom' | 'host' | 'githubProxyAllowedOwners' | 'securityRadarManagementportalEnabled'> {
   /** Owners `GET /github/content` may read: `GITHUB_PROXY_ALLOWED_OWNERS`, else the protocol repository's owner and `RADAR-base`. */
   githubProxyAllowedOwners: readonly string[];
   /** Bind address: `HOST`, else `127.0.0.1` in dev and `0.0.0.0` in prod. */
@@ -310,6 +318,8 @@ export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourc
   smtpUrl: string | undefined;
   /** Version from package.json, for /actuator/info. */
   version: string;
+  /** `SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED`, else on in prod and off in dev. */
+  securityRadarManagementportalEnabled: boolean;
 }
 
 export class ConfigError extends Error {
@@ -529,7 +539,10 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
   const githubProxyAllowedOwners = values.githubProxyAllowedOwners?.length
     ? values.githubProxyAllowedOwners
     : [...new Set([values.protocolGithubRepoPath.split('/')[0]!, 'RADAR-base'])];
-  return { ...rest, host, database, adminPassword, smtpUrl, managementportalMailFrom: mailFrom, githubProxyAllowedOwners, version };
+  return {
+    ...rest, host, database, adminPassword, smtpUrl, managementportalMailFrom: mailFrom, githubProxyAllowedOwners, version,
+    securityRadarManagementportalEnabled: values.securityRadarManagementportalEnabled ?? prod,
+  };
 }
 
 /** Rows for the README's configuration table: canonical name, default, meaning. */

@@ -84,6 +84,10 @@ describe('defaults', () => {
       githubCacheSize: 10_000,
       githubApiUrl: 'https://api.github.com',
       githubProxyAllowedOwners: ['RADAR-base'],
+      securityRadarManagementportalEnabled: false,
+      securityRadarManagementportalUrl: '',
+      securityOauth2ResourceId: undefined,
+      radarIsConfigLocation: undefined,
       database: { kind: 'pglite' },
       version: '1.2.3',
     });

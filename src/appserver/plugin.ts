@@ -35,16 +35,31 @@ import { ownerSet } from './github/proxy-url.js';
 import { githubRoutes } from './github/routes.js';
 import { createProtocolService } from './protocols/service.js';
 import { protocolRoutes } from './protocols/routes.js';
+import { access, installGuard } from './security/guard.js';
+import { createAppserverSecurity, type LocalTokenAuthority } from './security/setup.js';
+import type { RadarIsConfig } from './security/radar-is-config.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
+export type { LocalTokenAuthority } from './security/setup.js';
+export { readRadarIsConfig, type RadarIsConfig } from './security/radar-is-config.js';
 
 /** The admin UI's view of notifications (its `NotificationDesk`): `app.ts` hands it to the management domain. */
 export const appserverNotificationDesk = (db: Database, bus: Parameters<typeof appserverEvents>[0]) =>
   createStudyNotifications({ db, events: appserverEvents(bus) });
 
-export const appserverPlugin: FastifyPluginAsync = async (app) => {
+export interface AppserverPluginOptions {
+  /** The authorization server in this process: its keys and its users' status (issue 21 item 2a). */
+  tokenAuthority: LocalTokenAuthority;
+  /** `readRadarIsConfig(RADAR_IS_CONFIG_LOCATION)`, read before the database opens. */
+  radarIs?: RadarIsConfig;
+  /** Clock in epoch milliseconds (tests move time). */
+  now?: () => number;
+}
+
+export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async (app, { tokenAuthority, radarIs, now = Date.now }) => {
   const db: Database = app.db.db;
   const events = appserverEvents(app.events);
+  const { config } = app;
 
   acceptEmptyJsonBodies(app);
   // A NUL character or a coerced Infinity anywhere in a request: 400, before the database refuses it.
@@ -53,6 +68,18 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   app.setErrorHandler(handler);
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(appserverErrorFormat.body(404, `No endpoint ${request.method} ${request.url.split('?')[0]}`, request, null));
+  });
+
+  const security = createAppserverSecurity({
+    enabled: config.securityRadarManagementportalEnabled,
+    managementportalUrl: config.securityRadarManagementportalUrl,
+    resourceId: config.securityOauth2ResourceId,
+    radarIs,
+  }, { local: tokenAuthority, log: app.log.child({ component: 'appserver-security' }), now });
+  // Before any route: every route from here on is guarded by its line in security/permissions.ts.
+  installGuard(app, { contextPath: config.appserverContextPath, authenticator: security.authenticator });
+  app.addHook('onReady', async () => {
+    if (security.authenticator || config.profile === 'prod') await security.start();
   });
 
   app.addSchema(component('ErrorDetails', ErrorDetails));
@@ -66,7 +93,6 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   const notifications = createMessageService(notificationCodec, { db, events });
   const dataMessages = createMessageService(dataMessageCodec, { db, events });
 
-  const { config } = app;
   const github = createGithubClient({
     apiUrl: config.githubApiUrl,
     token: config.githubClientToken,
@@ -90,11 +116,11 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
     await githubCache.close();
   });
 
-  await app.register(projectRoutes, { projects });
-  await app.register(userRoutes, { users });
-  await app.register(notificationRoutes, { notifications });
-  await app.register(dataMessageRoutes, { dataMessages });
-  await app.register(protocolRoutes, { protocols });
+  await app.register(projectRoutes, { projects, access });
+  await app.register(userRoutes, { users, access });
+  await app.register(notificationRoutes, { notifications, access });
+  await app.register(dataMessageRoutes, { dataMessages, access });
+  await app.register(protocolRoutes, { protocols, access });
   await app.register(githubRoutes, { proxy: githubProxy });
 
   // The scheduler (and FCM with it) runs only where enabled: an API-only process needs no credentials.

@@ -12,6 +12,7 @@ import * as messages from './messages/queries.js';
 import { findProjectByProjectId } from './projects/queries.js';
 import { listUsersOfProject } from './users/queries.js';
 import { requireSubject } from './users/service.js';
+import { EVERYTHING } from './security/oracle.js';
 
 /** The app package of the questionnaire app (aRMT), the reference's default for generated notifications. */
 const ARMT_PACKAGE = 'org.phidatalab.radar-armt';
@@ -28,7 +29,8 @@ export function createStudyNotifications(deps: { db: Database; events: Appserver
     async users(projectId: string) {
       const project = await findProjectByProjectId(db, projectId);
       if (!project) return undefined;
-      return (await listUsersOfProject(db, project.id)).map(({ user }) => ({
+      // The management side checked the signed-in user's permission on the project.
+      return (await listUsersOfProject(db, project.id, EVERYTHING)).map(({ user }) => ({
         subjectId: user.subjectId,
         fcmTokenSet: Boolean(user.fcmToken),
         lastOpened: user.lastOpened,

@@ -86,6 +86,7 @@ import { createUserService } from './api/users/service.js';
 
 export { managementSettings, type ManagementSettings } from './settings.js';
 export type { NotificationDesk } from './ui/notifications/desk.js';
+export { localTokenAuthority, type LocalTokenAuthority } from './oauth/resource-server.js';
 
 export const DEFAULT_KEY_STORE = 'config/keystore.p12';
 export const REFERENCE_KEY_STORE = '/mp-includes/config/keystore.p12';

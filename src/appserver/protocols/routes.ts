@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, ProjectIdParams, SubjectParams } from '../schemas.js';
+import type { Access } from '../security/guard.js';
 import type { ProtocolService } from './service.js';
 
 const tags = ['appserver: protocols'];
@@ -11,10 +12,10 @@ const ProtocolsBySubject = Type.Unsafe<string>({ type: 'object', description: '`
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export const protocolRoutes: FastifyPluginAsyncTypebox<{ protocols: ProtocolService }> = async (app, { protocols }) => {
+export const protocolRoutes: FastifyPluginAsyncTypebox<{ protocols: ProtocolService; access: Access }> = async (app, { protocols, access }) => {
   app.get('/protocols', {
     schema: { tags, summary: 'The protocol of every user, by subjectId', response: { 200: ProtocolsBySubject, ...errors(502) } },
-  }, async (_req, reply) => reply.type(JSON_TYPE).send(await protocols.allBySubject()));
+  }, async (req, reply) => reply.type(JSON_TYPE).send(await protocols.allBySubject(access.scope(req))));
 
   app.get('/projects/:projectId/protocols', {
     schema: { tags, summary: 'The protocol of a project ({projectId}/protocol.json)', params: ProjectIdParams, response: { 200: ProtocolText, ...errors(404, 502) } },

@@ -20,6 +20,7 @@ import { createRefreshGate } from '../github/refresh-gate.js';
 import type { ProtocolFileRow } from '../schema.js';
 import { requireProject, requireSubject } from '../users/service.js';
 import { listUsers } from '../users/queries.js';
+import type { ReadScope } from '../read-scope-queries.js';
 import { headTreeSha, listProtocolFiles, readProtocolFile, type ProtocolSource, type RemoteProtocolFile } from './discovery.js';
 import { chooseProtocol, parseProtocolPath, type ProtocolPath } from './match.js';
 import * as q from './queries.js';
@@ -204,10 +205,11 @@ export function createProtocolService(deps: {
      * stored files. Kept from the reference: keyed by subjectId alone, so of two projects' users
      * with one subjectId, the later user's protocol is listed.
      */
-    async allBySubject(): Promise<string> {
+    async allBySubject(scope: ReadScope): Promise<string> {
       const idx = await current();
       const bySubject = new Map<string, string>();
-      for (const { user, projectId } of await listUsers(db)) {
+      // Only the users the token may read (issue 21 item 7).
+      for (const { user, projectId } of await listUsers(db, scope)) {
         const found = chooseProtocol(idx.entries.values(), projectId, user.attributes);
         if (found) bySubject.set(user.subjectId, found.copy.text);
       }
