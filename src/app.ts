@@ -13,7 +13,7 @@ import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
-import { appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
+import { appserverPlugin, seedAppserverDemoData, type ProtocolSource } from './appserver/plugin.js';
 import { loadManagementKeys, managementPlugin, managementSettings } from './management/plugin.js';
 
 export interface BuildOptions {
@@ -25,6 +25,8 @@ export interface BuildOptions {
   demoData?: boolean;
   /** Told about every route as it is added (tests use it to check the OpenAPI document). */
   onRoute?: (route: { method: string | string[]; url: string; schema?: { hide?: boolean } }) => void;
+  /** Where the app server's schedule generation gets protocols (tests pass fixed ones). */
+  protocolSource?: ProtocolSource;
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -61,6 +63,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register((await import('./platform/mail.js')).mailPlugin);
 
   await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData });
-  await app.register(appserverPlugin, { prefix: config.appserverContextPath });
+  await app.register(appserverPlugin, { prefix: config.appserverContextPath, protocolSource: options.protocolSource });
   return app;
 }

@@ -13,9 +13,13 @@ export interface MessageStateChange {
   associatedInfo: Record<string, string> | null;
 }
 
+/** A user was created or updated (committed): their schedule may need generating. */
+export interface UserSaved { userId: number; projectId: string; subjectId: string }
+
 /** Every app-server event and its payload. */
 export type AppserverEvents = {
   'message.state': MessageStateChange;
+  'user.saved': UserSaved;
 };
 
 export type AppserverEventBus = EventBus<AppserverEvents>;

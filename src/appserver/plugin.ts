@@ -27,10 +27,23 @@ import { createNotificationEmailSender } from './transmit/email.js';
 import { createFcmSender } from './transmit/fcm.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulerMetrics } from './scheduler/metrics.js';
+import { createScheduleService } from './schedules/service.js';
+import { scheduleRoutes } from './schedules/routes.js';
+import { startScheduleRuns } from './schedules/interval.js';
+import { noProtocols, type ProtocolSource } from './schedules/protocol.js';
+import { createTaskService } from './tasks/service.js';
+import { taskRoutes } from './tasks/routes.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
 
-export const appserverPlugin: FastifyPluginAsync = async (app) => {
+export type { ProtocolSource } from './schedules/protocol.js';
+
+export interface AppserverOptions {
+  /** Where schedule generation gets users' protocols (default: none, so nothing is generated). */
+  protocolSource?: ProtocolSource;
+}
+
+export const appserverPlugin: FastifyPluginAsync<AppserverOptions> = async (app, opts) => {
   const db: Database = app.db.db;
   const events = appserverEvents(app.events);
 
@@ -58,6 +71,16 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   await app.register(userRoutes, { users });
   await app.register(notificationRoutes, { notifications });
   await app.register(dataMessageRoutes, { dataMessages });
+
+  // TODO(merge with issue-20-github): pass the GitHub-backed protocol source from protocols/.
+  const protocols = opts.protocolSource ?? noProtocols;
+  const schedules = createScheduleService({
+    db, events, protocols, log: app.log.child({ component: 'schedules' }), concurrency: app.config.questionnaireScheduleConcurrency,
+  });
+  const tasks = createTaskService({ db, events });
+  await app.register(scheduleRoutes, { schedules });
+  await app.register(taskRoutes, { tasks });
+  startScheduleRuns(app, { schedules, events, protocols, intervalSeconds: app.config.questionnaireScheduleIntervalSeconds });
 
   // The scheduler (and FCM with it) runs only where enabled: an API-only process needs no credentials.
   const metrics = createSchedulerMetrics(app.metrics);

@@ -47,7 +47,7 @@ export const toStateEventDto = (e: MessageStateEventRow): NotificationStateEvent
 const dedupeKey = (fields: unknown[]) => createHash('sha256').update(JSON.stringify(fields)).digest('base64url');
 
 /** Parses `associatedInfo`: a JSON object of strings given as a string (the reference's form) or inline. */
-function parseAssociatedInfo(value: StateEventBodyT['associatedInfo']): Record<string, string> | null {
+export function parseAssociatedInfo(value: StateEventBodyT['associatedInfo']): Record<string, string> | null {
   if (value === null || value === undefined || value === '') return null;
   let parsed: unknown = value;
   if (typeof value === 'string') {
@@ -59,6 +59,24 @@ function parseAssociatedInfo(value: StateEventBodyT['associatedInfo']): Record<s
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new BadRequest('associatedInfo must be a JSON object of strings');
   return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+}
+
+/** The row to store for a message body: its user, state (SCHEDULED or ADDED) and duplicate key. */
+export function newMessageRow<Body, Dto>(codec: MessageCodec<Body, Dto>, body: Body, userId: number, schedule: boolean): NewMessageRow {
+  const row = codec.toRow(body);
+  // Assigned, not spread: this runs for every row of a 200-message batch.
+  return Object.assign(row, { userId, kind: codec.kind, state: schedule ? 'SCHEDULED' as const : 'ADDED' as const, dedupeKey: dedupeKey(codec.dedupeFields(row)) });
+}
+
+/**
+ * ADDED (and SCHEDULED) events for newly stored rows. Both take the row's createdAt: the
+ * service clock was read before the database's, so SCHEDULED used to sort before ADDED.
+ */
+export function addedEvents(rows: MessageRow[]) {
+  return rows.flatMap((r) => [
+    { messageId: r.id, state: 'ADDED' as const, time: r.createdAt },
+    ...(r.state === 'SCHEDULED' ? [{ messageId: r.id, state: 'SCHEDULED' as const, time: r.createdAt }] : []),
+  ]);
 }
 
 interface Deps { db: Database; events: AppserverEventBus; clock?: () => Date }
@@ -74,22 +92,7 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
     })));
   }
 
-  function newRow(body: Body, userId: number, schedule: boolean): NewMessageRow {
-    const row = codec.toRow(body);
-    // Assigned, not spread: this runs for every row of a 200-message batch.
-    return Object.assign(row, { userId, kind, state: schedule ? 'SCHEDULED' as const : 'ADDED' as const, dedupeKey: dedupeKey(codec.dedupeFields(row)) });
-  }
-
-  /**
-   * ADDED (and SCHEDULED) events for newly stored rows. Both take the row's createdAt: the
-   * service clock was read before the database's, so SCHEDULED used to sort before ADDED.
-   */
-  function addedEvents(rows: MessageRow[]) {
-    return rows.flatMap((r) => [
-      { messageId: r.id, state: 'ADDED' as const, time: r.createdAt },
-      ...(r.state === 'SCHEDULED' ? [{ messageId: r.id, state: 'SCHEDULED' as const, time: r.createdAt }] : []),
-    ]);
-  }
+  const newRow = (body: Body, userId: number, schedule: boolean) => newMessageRow(codec, body, userId, schedule);
 
   async function requireUserMessage(tx: Executor, userId: number, id: number, lock = false) {
     const message = await q.findUserMessage(tx, kind, userId, id, lock);

@@ -64,3 +64,9 @@ export interface ProtocolSource {
   /** Calls `listener` whenever a refresh finds a changed protocol; returns the unsubscribe function. */
   onChange(listener: () => void): () => void;
 }
+
+/** The source with no protocols: nothing is generated (until a real source is wired in). */
+export const noProtocols: ProtocolSource = {
+  forUser: async () => undefined,
+  onChange: () => () => {},
+};

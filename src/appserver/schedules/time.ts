@@ -39,7 +39,7 @@ export const isTimeUnit = (unit: string | undefined): unit is 'min' | 'hour' | k
 export function addUnits(zone: UserZone, ms: number, unit: string | undefined, amount: number): number | undefined {
   if (unit === 'min') return ms + amount * MINUTE;
   if (unit === 'hour') return ms + amount * HOUR;
-  if (!isTimeUnit(unit)) return undefined;
+  if (!isTimeUnit(unit) || unit === 'min' || unit === 'hour') return undefined;
   return instant(zone, local(zone, ms).plus({ [CALENDAR_UNITS[unit]]: amount }));
 }
 

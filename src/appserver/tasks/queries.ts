@@ -1,0 +1,83 @@
+import { and, asc, count, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '../../platform/database.js';
+import { bulkInsert } from '../../platform/bulk-insert.js';
+import { messages, tasks, taskStateEvents, type NewTaskRow, type TaskState } from '../schema.js';
+
+export interface TaskFilter {
+  types?: string[];
+  /** Tasks whose window [timestamp, timestamp + completionWindow] overlaps [start, end] (either end open). */
+  start?: Date;
+  end?: Date;
+  /** Further conditions (the `search` terms). */
+  conditions?: SQL[];
+}
+
+const filterConditions = (userId: number, f: TaskFilter) => and(
+  eq(tasks.userId, userId),
+  f.types ? inArray(tasks.type, f.types) : undefined,
+  f.end ? lte(tasks.timestamp, f.end) : undefined,
+  f.start ? sql`${tasks.timestamp} + ${tasks.completionWindow} * interval '1 millisecond' >= ${f.start.toISOString()}::timestamptz` : undefined,
+  ...(f.conditions ?? []),
+);
+
+export const listTasks = (db: Executor, userId: number, f: TaskFilter = {}) =>
+  db.select().from(tasks).where(filterConditions(userId, f)).orderBy(asc(tasks.timestamp), asc(tasks.id));
+
+/** The task if it belongs to the user; locked for update when `lock` (inside a transaction). */
+export const findUserTask = async (db: Executor, userId: number, id: number, lock = false) => {
+  const query = db.select().from(tasks).where(and(eq(tasks.id, id), eq(tasks.userId, userId))).limit(1);
+  return (await (lock ? query.for('update') : query))[0];
+};
+
+const TASK_COLUMNS = [
+  'userId', 'name', 'type', 'timestamp', 'completionWindow', 'estimatedCompletionTime', 'warning', 'isClinical',
+  'showInCalendar', 'isDemo', 'priority', 'nQuestions', 'completed', 'timeCompleted', 'status',
+] as const;
+
+/** Inserts the tasks that do not exist yet (by user, name and timestamp); returns the new ones' ids and keys. */
+export async function insertTasks(db: Executor, rows: (NewTaskRow & { completed: boolean; status: TaskState })[]) {
+  const inserted = await bulkInsert(db, tasks, TASK_COLUMNS, rows, { onConflictDoNothing: true, returning: ['id', 'name', 'timestamp'] });
+  return inserted.map((r) => ({ id: Number(r.id), name: r.name as string, timestamp: new Date(r.timestamp as string).getTime() }));
+}
+
+/** Deletes the tasks; returns the ids of their unsent (ADDED or SCHEDULED) notifications, deleted with them. */
+export async function deleteTasksAndUnsentNotifications(db: Executor, taskIds: number[]): Promise<number[]> {
+  if (taskIds.length === 0) return [];
+  const cancelled = await deleteUnsentTaskNotifications(db, taskIds);
+  await db.delete(tasks).where(inArray(tasks.id, taskIds));
+  return cancelled;
+}
+
+/** Deletes the tasks' notifications that have not been sent; returns their ids. */
+export const deleteUnsentTaskNotifications = async (db: Executor, taskIds: number[]) =>
+  taskIds.length === 0 ? [] : (await db.delete(messages).where(and(
+    inArray(messages.taskId, taskIds), eq(messages.kind, 'notification'), inArray(messages.state, ['ADDED', 'SCHEDULED']),
+  )).returning({ id: messages.id })).map((r) => r.id);
+
+export const listTaskStateEvents = (db: Executor, taskId: number) =>
+  db.select().from(taskStateEvents).where(eq(taskStateEvents.taskId, taskId)).orderBy(asc(taskStateEvents.time), asc(taskStateEvents.id));
+
+export const countTaskStateEvents = async (db: Executor, taskId: number) =>
+  (await db.select({ n: count() }).from(taskStateEvents).where(eq(taskStateEvents.taskId, taskId)))[0]?.n ?? 0;
+
+export const insertTaskStateEvent = (db: Executor, e: { taskId: number; state: TaskState; time: Date; associatedInfo: string | null }) =>
+  db.insert(taskStateEvents).values(e);
+
+export const completeTask = (db: Executor, id: number, time: Date) =>
+  db.update(tasks).set({ completed: true, status: 'COMPLETED', timeCompleted: time, updatedAt: new Date() }).where(eq(tasks.id, id));
+
+/** A user's tasks with whether each has state events (what reconciliation needs to know). */
+export const listTaskKeys = (db: Executor, userId: number) =>
+  db.select({
+    id: tasks.id, name: tasks.name, timestamp: tasks.timestamp, completed: tasks.completed,
+    hasEvents: sql<boolean>`exists (select 1 from ${taskStateEvents} where ${taskStateEvents.taskId} = ${tasks.id})`,
+  }).from(tasks).where(eq(tasks.userId, userId));
+
+/** The unsent notifications of the given tasks (id, task and duplicate key). */
+export const listUnsentTaskNotifications = (db: Executor, taskIds: number[]) =>
+  taskIds.length === 0 ? Promise.resolve([]) : db.select({ id: messages.id, taskId: messages.taskId, dedupeKey: messages.dedupeKey }).from(messages)
+    .where(and(inArray(messages.taskId, taskIds), eq(messages.kind, 'notification'), inArray(messages.state, ['ADDED', 'SCHEDULED'])));
+
+export const deleteMessagesById = async (db: Executor, ids: number[]) =>
+  ids.length === 0 ? [] : (await db.delete(messages).where(inArray(messages.id, ids)).returning({ id: messages.id })).map((r) => r.id);
+
