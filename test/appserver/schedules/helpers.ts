@@ -9,7 +9,7 @@ import { aProject, aSubject, call, expectStatus, type Subject } from '../../fixt
 import type { FixedProtocols } from '../../fixtures/protocol-source.js';
 import { until } from '../../helpers/eventually.js';
 
-export interface Task { id: number; name: string; timestamp: number; completionWindow: number; completed: boolean; status: string; timeCompleted: number | null; type: string }
+export interface Task { id: number; name: string; timestamp: number; completionWindow: number; completed: boolean; status: string; timeCompleted: number | null; type: string; createdAt: number }
 
 export const schedulePath = (s: { projectId: string; subjectId: string }) => `/projects/${s.projectId}/users/${s.subjectId}/questionnaire/schedule`;
 

@@ -36,7 +36,7 @@ describe('generation on user create', () => {
       timeCompleted: null, showInCalendar: true, isDemo: false, priority: expect.any(Number), nquestions: 8, status: 'ADDED',
       createdAt: expect.any(Number), updatedAt: expect.any(Number),
     });
-    expect(Math.abs(tasks[0]!.createdAt as unknown as number - now)).toBeLessThan(60_000); // milliseconds, not seconds
+    expect(Math.abs(tasks[0]!.createdAt - now)).toBeLessThan(60_000); // milliseconds, not seconds
     expect(tasks.every((x) => x.timestamp >= now - 7 * 24 * H - 24 * H && x.timestamp < now + 8 * 24 * H)).toBe(true);
     expect(new Set(tasks.map((x) => x.name))).toEqual(new Set(['PHQ8', 'ESM', 'RSES']));
 
