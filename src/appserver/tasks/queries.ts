@@ -1,4 +1,5 @@
-import { and, asc, count, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, like, lte, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../platform/database.js';
 import { bulkInsert } from '../../platform/bulk-insert.js';
 import { messages, tasks, taskStateEvents, type NewTaskRow, type TaskState } from '../schema.js';
@@ -8,8 +9,35 @@ export interface TaskFilter {
   /** Tasks whose window [timestamp, timestamp + completionWindow] overlaps [start, end] (either end open). */
   start?: Date;
   end?: Date;
-  /** Further conditions (the `search` terms). */
-  conditions?: SQL[];
+  /** The `search` terms, all of which must hold. */
+  search?: SearchTerm[];
+}
+
+export type SearchFieldKind = 'string' | 'integer' | 'boolean' | 'instant';
+
+/** Task fields `search` may name (the entity's attribute names) and their kinds. */
+export const TASK_SEARCH_FIELDS: Record<string, SearchFieldKind> = {
+  id: 'integer', name: 'string', type: 'string', status: 'string', warning: 'string', completed: 'boolean', isClinical: 'boolean',
+  showInCalendar: 'boolean', isDemo: 'boolean', priority: 'integer', nQuestions: 'integer', nquestions: 'integer',
+  estimatedCompletionTime: 'integer', completionWindow: 'integer', timestamp: 'instant', timeCompleted: 'instant',
+};
+
+const SEARCH_COLUMNS: Record<string, PgColumn> = {
+  id: tasks.id, name: tasks.name, type: tasks.type, status: tasks.status, warning: tasks.warning, completed: tasks.completed,
+  isClinical: tasks.isClinical, showInCalendar: tasks.showInCalendar, isDemo: tasks.isDemo, priority: tasks.priority,
+  nQuestions: tasks.nQuestions, nquestions: tasks.nQuestions, estimatedCompletionTime: tasks.estimatedCompletionTime,
+  completionWindow: tasks.completionWindow, timestamp: tasks.timestamp, timeCompleted: tasks.timeCompleted,
+};
+
+/** One parsed `search` term: `:` contains (string fields) or equals, `>` at least, `<` at most. */
+export interface SearchTerm { key: string; op: ':' | '<' | '>'; value: string | number | boolean | Date }
+
+function searchCondition({ key, op, value }: SearchTerm) {
+  const column = SEARCH_COLUMNS[key]!;
+  if (op === '>') return gte(column, value);
+  if (op === '<') return lte(column, value);
+  if (TASK_SEARCH_FIELDS[key] === 'string') return like(column, `%${String(value).replace(/[\\%_]/g, '\\$&')}%`);
+  return eq(column, value);
 }
 
 const filterConditions = (userId: number, f: TaskFilter) => and(
@@ -17,7 +45,7 @@ const filterConditions = (userId: number, f: TaskFilter) => and(
   f.types ? inArray(tasks.type, f.types) : undefined,
   f.end ? lte(tasks.timestamp, f.end) : undefined,
   f.start ? sql`${tasks.timestamp} + ${tasks.completionWindow} * interval '1 millisecond' >= ${f.start.toISOString()}::timestamptz` : undefined,
-  ...(f.conditions ?? []),
+  ...(f.search ?? []).map(searchCondition),
 );
 
 export const listTasks = (db: Executor, userId: number, f: TaskFilter = {}) =>

@@ -2,14 +2,12 @@
  * Questionnaire tasks (Q3, Q4) and their state events (T1–T3). Deleting a task or completing it
  * cancels its unsent notifications in the same transaction; listeners hear CANCELLED after it.
  */
-import { eq, gte, like, lte, type SQL } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Database } from '../../platform/database.js';
 import { BadRequest, Conflict, NotFound, requireBodyMatchesPath } from '../errors.js';
 import type { AppserverEventBus } from '../events.js';
 import { epochSeconds, parseInstant, parseOptionalInstant } from '../instant.js';
 import { parseAssociatedInfo } from '../messages/service.js';
-import { tasks, type TaskRow, type TaskState, type TaskStateEventRow } from '../schema.js';
+import type { TaskRow, TaskState, TaskStateEventRow } from '../schema.js';
 import { requireSubject } from '../users/service.js';
 import * as q from './queries.js';
 import type { TaskQueryT, TaskStateEventBodyT, TaskStateEventDtoT, TaskT } from './schemas.js';
@@ -44,33 +42,21 @@ const toStateEventDto = (e: TaskStateEventRow): TaskStateEventDtoT => ({
   id: e.id, taskId: e.taskId, state: e.state, time: epochSeconds(e.time), associatedInfo: e.associatedInfo,
 });
 
-type FieldKind = 'string' | 'integer' | 'boolean' | 'instant';
-/** Task fields `search` may name (the entity's attribute names), with their columns. */
-const SEARCH_FIELDS: Record<string, [PgColumn, FieldKind]> = {
-  id: [tasks.id, 'integer'], name: [tasks.name, 'string'], type: [tasks.type, 'string'], status: [tasks.status, 'string'],
-  warning: [tasks.warning, 'string'], completed: [tasks.completed, 'boolean'], isClinical: [tasks.isClinical, 'boolean'],
-  showInCalendar: [tasks.showInCalendar, 'boolean'], isDemo: [tasks.isDemo, 'boolean'], priority: [tasks.priority, 'integer'],
-  nQuestions: [tasks.nQuestions, 'integer'], nquestions: [tasks.nQuestions, 'integer'],
-  estimatedCompletionTime: [tasks.estimatedCompletionTime, 'integer'], completionWindow: [tasks.completionWindow, 'integer'],
-  timestamp: [tasks.timestamp, 'instant'], timeCompleted: [tasks.timeCompleted, 'instant'],
-};
-
 /**
  * The `search` terms (§1.8): comma-separated `key:value` (a string field contains the value,
- * another field equals it), `key>value` (≥), `key<value` (≤); instants in epoch milliseconds.
- * Terms of another form are ignored, as in the reference; an unknown field or a value of the
- * wrong type is a 400 (the reference answered 500).
+ * another field equals it), `key>value` (≥), `key<value` (≤) on the task fields of
+ * TASK_SEARCH_FIELDS; instants in epoch milliseconds. Terms of another form are ignored, as in
+ * the reference; an unknown field or a value of the wrong type is a 400 (the reference answered 500).
  */
-export function searchConditions(search: string): SQL[] {
-  const conditions: SQL[] = [];
+export function parseSearch(search: string): q.SearchTerm[] {
+  const terms: q.SearchTerm[] = [];
   for (const term of search.split(',')) {
     const m = /^\s*(\w+)([:<>])(\w+)\s*$/.exec(term);
     if (!m) continue;
-    const [, key, op, raw] = m as unknown as [string, string, ':' | '<' | '>', string];
-    const field = SEARCH_FIELDS[key];
-    if (!field) throw new BadRequest(`Unknown search key ${key}; use one of ${Object.keys(SEARCH_FIELDS).join(', ')}`);
-    const [column, kind] = field;
-    let value: string | number | boolean | Date = raw;
+    const [, key, op, raw] = m as unknown as [string, string, q.SearchTerm['op'], string];
+    const kind = q.TASK_SEARCH_FIELDS[key];
+    if (!kind) throw new BadRequest(`Unknown search key ${key}; use one of ${Object.keys(q.TASK_SEARCH_FIELDS).join(', ')}`);
+    let value: q.SearchTerm['value'] = raw;
     if (kind === 'integer' || kind === 'instant') {
       if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new BadRequest(`The search value of ${key} must be an integer, got ${raw}`);
       value = kind === 'instant' ? new Date(Number(raw)) : Number(raw);
@@ -79,12 +65,9 @@ export function searchConditions(search: string): SQL[] {
       if (!/^(true|false)$/i.test(raw)) throw new BadRequest(`The search value of ${key} must be true or false, got ${raw}`);
       value = raw.toLowerCase() === 'true';
     }
-    if (op === '>') conditions.push(gte(column, value));
-    else if (op === '<') conditions.push(lte(column, value));
-    else if (kind === 'string') conditions.push(like(column, `%${raw.replace(/[\\%_]/g, '\\$&')}%`));
-    else conditions.push(eq(column, value));
+    terms.push({ key, op, value });
   }
-  return conditions;
+  return terms;
 }
 
 /** The task types a `type` parameter selects (any case; `all` = every type), or 400. */
@@ -111,20 +94,20 @@ export function createTaskService({ db, events, clock = () => new Date() }: { db
      */
     async list(projectId: string, subjectId: string, query: TaskQueryT) {
       const types = parseTaskType(query.type);
-      const conditions = searchConditions(query.search);
+      const search = parseSearch(query.search);
       const start = query.startTime !== undefined ? parseInstant(query.startTime, 'startTime') : undefined;
       const end = query.endTime !== undefined ? parseInstant(query.endTime, 'endTime') : undefined;
       const { user } = await requireSubject(db, projectId, subjectId);
-      return (await q.listTasks(db, user.id, { types, conditions, start, end })).map(toTaskDto);
+      return (await q.listTasks(db, user.id, { types, search, start, end })).map(toTaskDto);
     },
 
     /** Q4: deletes the subject's tasks of the type and search, cancelling their unsent notifications. */
     async remove(projectId: string, subjectId: string, query: { type: string; search: string }) {
       const types = parseTaskType(query.type);
-      const conditions = searchConditions(query.search);
+      const search = parseSearch(query.search);
       const cancelled = await db.transaction(async (tx) => {
         const { user } = await requireSubject(tx, projectId, subjectId);
-        const ids = (await q.listTasks(tx, user.id, { types, conditions })).map((t) => t.id);
+        const ids = (await q.listTasks(tx, user.id, { types, search })).map((t) => t.id);
         return q.deleteTasksAndUnsentNotifications(tx, ids);
       });
       publishCancelled({ projectId, subjectId }, cancelled);
