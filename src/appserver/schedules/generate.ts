@@ -24,7 +24,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Assessment, LanguageText, Protocol } from './protocol.js';
-import { addUnits, DAY, durationMs, isTimeUnit, longestStepMs, parseLocal, startOfLocalDay, userZone, type UserZone } from './time.js';
+import { addUnits, createZones, DAY, durationMs, isTimeUnit, longestStepMs, parseLocal, startOfLocalDay, type UserZone, type Zones } from './time.js';
 
 /** The generation window reaches this far on each side of now. */
 export const WINDOW_MS = 7 * DAY;
@@ -90,6 +90,8 @@ export interface GenerateOptions {
   to?: number;
   /** Only these assessments (Q2: one assessment, given in full). */
   assessments?: Assessment[];
+  /** The zones with their offset cache (share one across the users of a run). */
+  zones?: Zones;
 }
 
 /** A task's identity within a user's schedule (the reconciliation key). */
@@ -115,7 +117,7 @@ export function localText(texts: LanguageText | null | undefined, language: stri
 
 export function generateSchedule(protocol: Protocol, user: ScheduleUser, opts: GenerateOptions): Schedule {
   const schedule: Schedule = { tasks: [], notifications: [], warnings: [] };
-  const zone = userZone(user.timezone);
+  const zone = (opts.zones ?? createZones())(user.timezone);
   const from = opts.from ?? opts.now - WINDOW_MS;
   const to = opts.to ?? opts.now + WINDOW_MS;
   const assessments = opts.assessments ?? (Array.isArray(protocol.protocols) ? protocol.protocols : []);
@@ -186,7 +188,11 @@ function scheduleAssessment(assessment: Assessment, ctx: Context, out: Schedule)
     for (const [i, offset] of offsets.entries()) {
       const units = typeof offset === 'number' ? offset : randomBetween(offset, `${ctx.user.seed}|${assessment.name}|${instant}|${i}`);
       const timestamp = addUnits(ctx.zone, instant, questionnaire.unit, units)!;
-      const task: PlannedTask = { ...base, timestamp };
+      // A literal of fixed shape: spreading `base` per task cost more than the rest of generation.
+      const task: PlannedTask = {
+        name: base.name, type: base.type, timestamp, completionWindow: base.completionWindow, estimatedCompletionTime: base.estimatedCompletionTime,
+        warning: base.warning, isClinical: base.isClinical, showInCalendar: base.showInCalendar, isDemo: base.isDemo, priority: base.priority, nQuestions: base.nQuestions,
+      };
       out.tasks.push(task);
       addNotifications(task, p, ctx, out);
       if (++count >= MAX_TASKS_PER_ASSESSMENT) return `more than ${MAX_TASKS_PER_ASSESSMENT} tasks in the window: the rest not scheduled`;
@@ -252,17 +258,17 @@ function addNotifications(task: PlannedTask, p: Assessment['protocol'], ctx: Con
   const title = localText(notification?.title, language);
   const body = localText(notification?.text, language);
   const email = notification?.email;
-  const common = {
-    task: taskKey(task),
-    type: task.name,
-    emailEnabled: email?.enabled === true,
-    emailTitle: localText(email?.title, language) ?? null,
-    emailBody: localText(email?.text, language) ?? null,
-  };
+  const key = taskKey(task);
+  const emailEnabled = email?.enabled === true;
+  const emailTitle = localText(email?.title, language) ?? null;
+  const emailBody = localText(email?.text, language) ?? null;
   const planned: PlannedNotification[] = [];
   const add = (kind: PlannedNotification['kind'], at: number, texts: { title: string; body: string }) => {
     if (at >= end) return;
-    planned.push({ ...common, kind, scheduledTime: at, ttlSeconds: Math.max(1, Math.floor((end - at) / 1000)), ...texts });
+    planned.push({
+      task: key, kind, scheduledTime: at, ttlSeconds: Math.max(1, Math.floor((end - at) / 1000)), title: texts.title, body: texts.body,
+      type: task.name, emailEnabled, emailTitle, emailBody,
+    });
   };
   add('now', task.timestamp, { title: title ?? DEFAULT_TEXTS.nowTitle, body: body ?? DEFAULT_TEXTS.nowBody(task.estimatedCompletionTime) });
   const reminders = p?.reminders;

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
 import { jobLeases, projects, scheduleInputs, users, type ScheduleInputsRow } from '../schema.js';
 
@@ -26,19 +26,29 @@ export const findScheduleUser = async (db: Executor, userId: number): Promise<Sc
   (await selectScheduleUsers(db).where(eq(users.id, userId)).limit(1))[0];
 
 /**
- * The user's generation inputs, locked for the rest of the transaction: one user's generations
- * run one at a time, in this process or another. Creates the row on first use.
+ * The users' generation inputs, locked for the rest of the transaction (in user order, so two
+ * generations never deadlock): one user's generations run one at a time, in this process or
+ * another. Creates missing rows first.
  */
-export async function lockScheduleInputs(db: Executor, userId: number): Promise<ScheduleInputsRow | undefined> {
-  await db.insert(scheduleInputs).values({ userId }).onConflictDoNothing();
-  return (await db.select().from(scheduleInputs).where(eq(scheduleInputs.userId, userId)).for('update'))[0];
+export async function lockScheduleInputs(db: Executor, userIds: number[]): Promise<ScheduleInputsRow[]> {
+  const ids = [...new Set(userIds)].sort((a, b) => a - b);
+  if (ids.length === 0) return [];
+  await db.insert(scheduleInputs).values(ids.map((userId) => ({ userId }))).onConflictDoNothing();
+  return db.select().from(scheduleInputs).where(inArray(scheduleInputs.userId, ids)).orderBy(asc(scheduleInputs.userId)).for('update');
 }
 
-export const saveScheduleInputs = (db: Executor, userId: number, values: Omit<ScheduleInputsRow, 'userId'>) =>
-  db.update(scheduleInputs).set(values).where(eq(scheduleInputs.userId, userId));
-
-export const setCoveredUntil = (db: Executor, userId: number, coveredUntil: Date) =>
-  db.update(scheduleInputs).set({ coveredUntil }).where(eq(scheduleInputs.userId, userId));
+/** Saves the inputs of several users in one statement. */
+export async function saveScheduleInputs(db: Executor, rows: ScheduleInputsRow[]) {
+  if (rows.length === 0) return;
+  const json = JSON.stringify(rows.map((r) => [
+    r.userId, r.protocolVersion, r.timezone, r.enrolmentDate?.toISOString() ?? null, r.language, r.attributes,
+    r.coveredUntil?.toISOString() ?? null, r.generatedAt?.toISOString() ?? null,
+  ]));
+  await db.execute(sql`UPDATE ${scheduleInputs} AS s SET
+      protocol_version = e->>1, timezone = e->>2, enrolment_date = (e->>3)::timestamptz, language = e->>4,
+      attributes = NULLIF(e->5, 'null'::jsonb), covered_until = (e->>6)::timestamptz, generated_at = (e->>7)::timestamptz
+    FROM jsonb_array_elements(${json}::jsonb) AS e WHERE s.user_id = (e->>0)::bigint`);
+}
 
 /**
  * Claims a periodic job for `holder`: only when no live lease exists and the job has not started

@@ -26,6 +26,7 @@ import type { MessageRow, ScheduleInputsRow } from '../schema.js';
 import * as tq from '../tasks/queries.js';
 import { generateSchedule, taskKey, WINDOW_MS, type PlannedNotification, type PlannedTask, type Schedule, type ScheduleUser } from './generate.js';
 import type { Assessment, ProtocolSource, UserProtocol } from './protocol.js';
+import { createZones } from './time.js';
 import * as q from './queries.js';
 
 /** The reference's fields of generated notifications (§6.3). */
@@ -50,6 +51,27 @@ const NOTHING: GenerationResult = { added: 0, deleted: 0, notifications: 0, canc
 
 type Mode = 'full' | 'auto';
 
+/** Users whose generations share one transaction in a run. */
+const BATCH_USERS = 50;
+
+interface Job { user: q.ScheduleUserRow; protocol: UserProtocol | undefined }
+/** One user's part of a generation: the schedule to store and the inputs to save. */
+interface Plan { user: q.ScheduleUserRow; schedule: Schedule; reconcile: boolean; inputs: Omit<ScheduleInputsRow, 'userId'> }
+interface Applied { added: number; deleted: number; stored: MessageRow[]; cancelled: number[] }
+
+function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+const inputFields = ({ userId: _, ...fields }: ScheduleInputsRow): Omit<ScheduleInputsRow, 'userId'> => fields;
+
 const sameInputs = (inputs: ScheduleInputsRow | null, user: q.ScheduleUserRow, version: string | null) =>
   !!inputs?.generatedAt && inputs.protocolVersion === version && inputs.timezone === user.timezone
   && inputs.enrolmentDate?.getTime() === user.enrolmentDate.getTime() && (inputs.language ?? null) === (user.language ?? null);
@@ -58,6 +80,8 @@ const scheduleUser = (user: q.ScheduleUserRow): ScheduleUser =>
   ({ timezone: user.timezone, enrolmentDate: user.enrolmentDate, language: user.language, seed: String(user.id) });
 
 export function createScheduleService({ db, events, protocols, log, concurrency = 8, clock = () => new Date() }: ScheduleServiceDeps) {
+  // One offset cache for all users of this service's runs.
+  const zones = createZones();
   const protocolOf = (user: q.ScheduleUserRow) => protocols.forUser(user.projectId, user.subjectId, user.attributes ?? {});
 
   /** The rows of a planned notification (SCHEDULED, as the scheduler's normal path stores them). */
@@ -72,38 +96,55 @@ export function createScheduleService({ db, events, protocols, log, concurrency 
 
   const taskRow = (t: PlannedTask, userId: number) => ({ ...t, userId, timestamp: new Date(t.timestamp), completed: false, timeCompleted: null, status: 'ADDED' as const });
 
-  /** Stores new tasks and the notifications of the tasks in `notify` (key → id); returns the stored messages. */
-  async function storeNotifications(tx: Executor, userId: number, schedule: Schedule, notify: Map<string, number>): Promise<MessageRow[]> {
-    const rows = schedule.notifications.filter((n) => notify.has(n.task)).map((n) => notificationRow(n, userId, notify.get(n.task)!));
-    const inserted = await insertMessages(tx, rows);
-    await insertStateEvents(tx, addedEvents(inserted));
-    return inserted;
-  }
-
   /**
-   * Adds the schedule's missing tasks; with `reconcile`, also deletes unwanted tasks that have
-   * not started and brings the unsent notifications of future tasks in line with the schedule.
+   * Writes the plans of several users in the transaction (a handful of statements whatever their
+   * number): adds each schedule's missing tasks and the notifications of new tasks; for a plan
+   * that reconciles, also deletes its user's unwanted tasks that have not started (with their
+   * unsent notifications) and brings the unsent notifications of kept future tasks in line with
+   * the schedule (texts, times). Saves each user's inputs.
    */
-  async function apply(tx: Executor, userId: number, schedule: Schedule, now: number, reconcile: boolean) {
-    const existing = reconcile ? await tq.listTaskKeys(tx, userId) : [];
-    const wanted = new Set(schedule.tasks.map(taskKey));
-    const notStarted = existing.filter((t) => t.timestamp.getTime() > now && !t.completed && !t.hasEvents);
-    const unwanted = notStarted.filter((t) => !wanted.has(taskKey({ name: t.name, timestamp: t.timestamp.getTime() })));
-    const cancelled = await tq.deleteTasksAndUnsentNotifications(tx, unwanted.map((t) => t.id));
-
-    const added = await tq.insertTasks(tx, schedule.tasks.map((t) => taskRow(t, userId)));
-    const notify = new Map(added.map((t) => [taskKey(t), t.id]));
-    // Kept tasks that have not started: their unsent notifications follow the schedule (texts, times).
-    const kept = notStarted.filter((t) => wanted.has(taskKey({ name: t.name, timestamp: t.timestamp.getTime() })));
-    if (kept.length > 0) {
-      const keptKeys = new Map(kept.map((t) => [taskKey({ name: t.name, timestamp: t.timestamp.getTime() }), t.id]));
-      for (const [key, id] of keptKeys) notify.set(key, id);
-      const wantedKeys = new Set(schedule.notifications.filter((n) => keptKeys.has(n.task)).map((n) => notificationRow(n, userId, 0).dedupeKey));
-      const stale = (await tq.listUnsentTaskNotifications(tx, [...keptKeys.values()])).filter((m) => !wantedKeys.has(m.dedupeKey));
-      cancelled.push(...await tq.deleteMessagesById(tx, stale.map((m) => m.id)));
+  async function applyPlans(tx: Executor, plans: Plan[], now: number): Promise<Map<number, Applied>> {
+    const applied = new Map<number, Applied>(plans.map((p) => [p.user.id, { added: 0, deleted: 0, stored: [], cancelled: [] }]));
+    const existing = await tq.listTaskKeysOfUsers(tx, plans.filter((p) => p.reconcile).map((p) => p.user.id));
+    const existingOf = groupBy(existing, (t) => t.userId);
+    const unwanted: number[] = [];
+    const notify = new Map<number, Map<string, number>>(plans.map((p) => [p.user.id, new Map()]));
+    const keptWanted = new Map<number, Set<string>>(); // kept task id → dedupe keys of its wanted notifications
+    for (const plan of plans) {
+      if (!plan.reconcile) continue;
+      const wanted = new Set(plan.schedule.tasks.map(taskKey));
+      const wantedNotifications = groupBy(plan.schedule.notifications, (n) => n.task);
+      for (const t of existingOf.get(plan.user.id) ?? []) {
+        if (t.timestamp.getTime() <= now || t.completed || t.hasEvents) continue; // started: untouched
+        const key = taskKey({ name: t.name, timestamp: t.timestamp.getTime() });
+        if (!wanted.has(key)) {
+          unwanted.push(t.id);
+          applied.get(plan.user.id)!.deleted++;
+          continue;
+        }
+        notify.get(plan.user.id)!.set(key, t.id);
+        keptWanted.set(t.id, new Set((wantedNotifications.get(key) ?? []).map((n) => notificationRow(n, plan.user.id, t.id).dedupeKey)));
+      }
     }
-    const stored = await storeNotifications(tx, userId, schedule, notify);
-    return { added: added.length, deleted: unwanted.length, stored, cancelled };
+    const cancelled = await tq.deleteTasksAndUnsentNotifications(tx, unwanted);
+    const stale = (await tq.listUnsentTaskNotifications(tx, [...keptWanted.keys()])).filter((m) => !keptWanted.get(m.taskId!)!.has(m.dedupeKey));
+    cancelled.push(...await tq.deleteMessagesById(tx, stale.map((m) => m.id)));
+    for (const c of cancelled) applied.get(c.userId)?.cancelled.push(c.id);
+
+    const added = await tq.insertTasks(tx, plans.flatMap((p) => p.schedule.tasks.map((t) => taskRow(t, p.user.id))));
+    for (const t of added) {
+      notify.get(t.userId)!.set(taskKey(t), t.id);
+      applied.get(t.userId)!.added++;
+    }
+    const rows = plans.flatMap((p) => {
+      const ids = notify.get(p.user.id)!;
+      return p.schedule.notifications.filter((n) => ids.has(n.task)).map((n) => notificationRow(n, p.user.id, ids.get(n.task)!));
+    });
+    const stored = await insertMessages(tx, rows);
+    await insertStateEvents(tx, addedEvents(stored));
+    for (const m of stored) applied.get(m.userId)!.stored.push(m);
+    await q.saveScheduleInputs(tx, plans.map((p) => ({ userId: p.user.id, ...p.inputs })));
+    return applied;
   }
 
   function publish(user: { projectId: string; subjectId: string }, stored: MessageRow[], cancelled: number[], time: Date) {
@@ -117,47 +158,67 @@ export function createScheduleService({ db, events, protocols, log, concurrency 
   }
 
   /**
-   * Generates one user's schedule. `full` reconciles the whole window; `auto` does so only when
-   * the inputs (protocol version, zone, enrolment, language) changed since the last generation,
-   * and otherwise only adds the tasks of repeats that entered the window since (no writes when
-   * there are none). Idempotent.
+   * The plan of one user's generation at `now`, given their locked inputs: `full` reconciles the
+   * whole window; `auto` does so only when the inputs (protocol version, zone, enrolment,
+   * language) changed since the last generation, and otherwise only adds the tasks of repeats
+   * that entered the window since (no plan, so no writes, when there are none).
    */
-  async function generateForUser(userId: number, mode: Mode, known?: { user: q.ScheduleUserRow; protocol: UserProtocol | undefined }): Promise<GenerationResult> {
+  function planFor(job: Job, inputs: ScheduleInputsRow | undefined, mode: Mode, now: Date): Plan | undefined {
+    const { user, protocol } = job;
+    const version = protocol?.version ?? null;
+    const to = now.getTime() + WINDOW_MS;
+    if (mode === 'auto' && inputs && sameInputs(inputs, user, version)) {
+      const from = inputs.coveredUntil?.getTime() ?? now.getTime() - WINDOW_MS;
+      if (!protocol || from >= to) return undefined;
+      const schedule = generateSchedule(protocol.protocol, scheduleUser(user), { now: now.getTime(), from, to, zones });
+      warn(user, schedule);
+      if (schedule.tasks.length === 0) return undefined;
+      return { user, schedule, reconcile: false, inputs: { ...inputFields(inputs), coveredUntil: new Date(to) } };
+    }
+    const schedule = protocol ? generateSchedule(protocol.protocol, scheduleUser(user), { now: now.getTime(), zones }) : { tasks: [], notifications: [], warnings: [] };
+    warn(user, schedule);
+    return {
+      user, schedule, reconcile: true,
+      inputs: {
+        protocolVersion: version, timezone: user.timezone, enrolmentDate: user.enrolmentDate, language: user.language,
+        attributes: user.attributes, coveredUntil: new Date(to), generatedAt: now,
+      },
+    };
+  }
+
+  /**
+   * Generates the schedules of several users in one transaction, under their inputs' row locks
+   * (taken in user order, so concurrent generations never deadlock); tells listeners after the
+   * commit. Idempotent.
+   */
+  async function generateMany(jobs: Job[], mode: Mode): Promise<Map<number, GenerationResult>> {
+    const now = clock();
+    const results = await db.transaction(async (tx) => {
+      const locked = new Map((await q.lockScheduleInputs(tx, jobs.map((j) => j.user.id))).map((i) => [i.userId, i]));
+      const plans = jobs.map((j) => planFor(j, locked.get(j.user.id), mode, now)).filter((p): p is Plan => p !== undefined);
+      return plans.length > 0 ? applyPlans(tx, plans, now.getTime()) : new Map<number, Applied>();
+    });
+    const summary = new Map<number, GenerationResult>();
+    for (const job of jobs) {
+      const r = results.get(job.user.id);
+      if (!r) {
+        summary.set(job.user.id, NOTHING);
+        continue;
+      }
+      publish(job.user, r.stored, r.cancelled, now);
+      summary.set(job.user.id, { added: r.added, deleted: r.deleted, notifications: r.stored.length, cancelled: r.cancelled.length });
+    }
+    return summary;
+  }
+
+  /** Generates one user's schedule (see `planFor`). */
+  async function generateForUser(userId: number, mode: Mode, known?: Job): Promise<GenerationResult> {
     const user = known?.user ?? await q.findScheduleUser(db, userId);
     if (!user) return NOTHING;
     const protocol = known ? known.protocol : await protocolOf(user);
-    const version = protocol?.version ?? null;
-    const now = clock();
-    const to = now.getTime() + WINDOW_MS;
-    const result = await db.transaction(async (tx) => {
-      const inputs = (await q.lockScheduleInputs(tx, user.id))!;
-      const unchanged = mode === 'auto' && sameInputs(inputs, user, version);
-      if (unchanged) {
-        const from = inputs.coveredUntil?.getTime() ?? now.getTime() - WINDOW_MS;
-        if (!protocol || from >= to) return undefined;
-        const schedule = generateSchedule(protocol.protocol, scheduleUser(user), { now: now.getTime(), from, to });
-        warn(user, schedule);
-        if (schedule.tasks.length === 0) return undefined;
-        const applied = await apply(tx, user.id, schedule, now.getTime(), false);
-        await q.setCoveredUntil(tx, user.id, new Date(to));
-        return applied;
-      }
-      const schedule = protocol
-        ? generateSchedule(protocol.protocol, scheduleUser(user), { now: now.getTime() })
-        : { tasks: [], notifications: [], warnings: [] };
-      warn(user, schedule);
-      const applied = await apply(tx, user.id, schedule, now.getTime(), true);
-      await q.saveScheduleInputs(tx, user.id, {
-        protocolVersion: version, timezone: user.timezone, enrolmentDate: user.enrolmentDate, language: user.language,
-        attributes: user.attributes, coveredUntil: new Date(to), generatedAt: now,
-      });
-      return applied;
-    });
-    if (!result) return NOTHING;
-    publish(user, result.stored, result.cancelled, now);
-    const changed = { added: result.added, deleted: result.deleted, notifications: result.stored.length, cancelled: result.cancelled.length };
-    if (changed.added || changed.deleted || changed.cancelled) log.debug({ userId: user.id, ...changed }, 'schedule generated');
-    return changed;
+    const result = (await generateMany([{ user, protocol }], mode)).get(user.id)!;
+    if (result.added || result.deleted || result.cancelled) log.debug({ userId: user.id, ...result }, 'schedule generated');
+    return result;
   }
 
   function warn(user: q.ScheduleUserRow, schedule: Schedule) {
@@ -173,31 +234,52 @@ export function createScheduleService({ db, events, protocols, log, concurrency 
     if (!protocol) return false;
     const from = user.inputs!.coveredUntil?.getTime() ?? now - WINDOW_MS;
     const to = now + WINDOW_MS;
-    return from < to && generateSchedule(protocol.protocol, scheduleUser(user), { now, from, to }).tasks.length > 0;
+    return from < to && generateSchedule(protocol.protocol, scheduleUser(user), { now, from, to, zones }).tasks.length > 0;
   }
 
-  /** Runs `auto` generation for every user who needs it; a user's failure is logged and the run goes on. */
+  /**
+   * Runs `auto` generation for every user who needs it, BATCH_USERS users a transaction; a batch
+   * that fails is retried user by user, and a user's failure is logged while the run goes on.
+   */
   async function runAll(): Promise<{ users: number; generated: number; failed: number }> {
     const all = await q.listScheduleUsers(db);
     const now = clock().getTime();
     let generated = 0;
     let failed = 0;
+    const failedUser = (user: q.ScheduleUserRow, err: unknown) => {
+      failed++;
+      log.error({ projectId: user.projectId, subjectId: user.subjectId, reason: (err as Error).message }, 'schedule generation failed for a user');
+    };
     let next = 0;
     const worker = async () => {
       while (next < all.length) {
-        const user = all[next++]!;
+        const batch: Job[] = [];
+        while (next < all.length && batch.length < BATCH_USERS) {
+          const user = all[next++]!;
+          try {
+            const protocol = await protocolOf(user);
+            if (needsWork(user, protocol, now)) batch.push({ user, protocol });
+          } catch (err) {
+            failedUser(user, err);
+          }
+        }
+        if (batch.length === 0) continue;
         try {
-          const protocol = await protocolOf(user);
-          if (!needsWork(user, protocol, now)) continue;
-          await generateForUser(user.id, 'auto', { user, protocol });
-          generated++;
-        } catch (err) {
-          failed++;
-          log.error({ projectId: user.projectId, subjectId: user.subjectId, reason: (err as Error).message }, 'schedule generation failed for a user');
+          await generateMany(batch, 'auto');
+          generated += batch.length;
+        } catch {
+          for (const job of batch) {
+            try {
+              await generateMany([job], 'auto');
+              generated++;
+            } catch (err) {
+              failedUser(job.user, err);
+            }
+          }
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, all.length)) }, worker));
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, Math.ceil(all.length / BATCH_USERS))) }, worker));
     return { users: all.length, generated, failed };
   }
 
@@ -254,11 +336,12 @@ export function createScheduleService({ db, events, protocols, log, concurrency 
         throw new NotFound('Assessment not found in protocol. Add assessment to protocol first.');
       }
       const now = clock();
-      const schedule = generateSchedule(protocol.protocol, scheduleUser(user), { now: now.getTime(), assessments: [assessment] });
+      const schedule = generateSchedule(protocol.protocol, scheduleUser(user), { now: now.getTime(), assessments: [assessment], zones });
       warn(user, schedule);
       const result = await db.transaction(async (tx) => {
-        await q.lockScheduleInputs(tx, user.id);
-        return apply(tx, user.id, schedule, now.getTime(), false);
+        const [inputs] = await q.lockScheduleInputs(tx, [user.id]);
+        // Adds only; the inputs stay as they were.
+        return (await applyPlans(tx, [{ user, schedule, reconcile: false, inputs: inputFields(inputs!) }], now.getTime())).get(user.id)!;
       });
       publish(user, result.stored, result.cancelled, now);
     },

@@ -64,23 +64,26 @@ const TASK_COLUMNS = [
 
 /** Inserts the tasks that do not exist yet (by user, name and timestamp); returns the new ones' ids and keys. */
 export async function insertTasks(db: Executor, rows: (NewTaskRow & { completed: boolean; status: TaskState })[]) {
-  const inserted = await bulkInsert(db, tasks, TASK_COLUMNS, rows, { onConflictDoNothing: true, returning: ['id', 'name', 'timestamp'] });
-  return inserted.map((r) => ({ id: Number(r.id), name: r.name as string, timestamp: new Date(r.timestamp as string).getTime() }));
+  const inserted = await bulkInsert(db, tasks, TASK_COLUMNS, rows, { onConflictDoNothing: true, returning: ['id', 'user_id', 'name', 'timestamp'] });
+  return inserted.map((r) => ({ id: Number(r.id), userId: Number(r.user_id), name: r.name as string, timestamp: new Date(r.timestamp as string).getTime() }));
 }
 
-/** Deletes the tasks; returns the ids of their unsent (ADDED or SCHEDULED) notifications, deleted with them. */
-export async function deleteTasksAndUnsentNotifications(db: Executor, taskIds: number[]): Promise<number[]> {
+/** A deleted notification and its owner. */
+export interface DeletedMessage { id: number; userId: number }
+
+/** Deletes the tasks with their unsent (ADDED or SCHEDULED) notifications; returns those notifications. */
+export async function deleteTasksAndUnsentNotifications(db: Executor, taskIds: number[]): Promise<DeletedMessage[]> {
   if (taskIds.length === 0) return [];
   const cancelled = await deleteUnsentTaskNotifications(db, taskIds);
   await db.delete(tasks).where(inArray(tasks.id, taskIds));
   return cancelled;
 }
 
-/** Deletes the tasks' notifications that have not been sent; returns their ids. */
-export const deleteUnsentTaskNotifications = async (db: Executor, taskIds: number[]) =>
-  taskIds.length === 0 ? [] : (await db.delete(messages).where(and(
+/** Deletes the tasks' notifications that have not been sent; returns them. */
+export const deleteUnsentTaskNotifications = async (db: Executor, taskIds: number[]): Promise<DeletedMessage[]> =>
+  taskIds.length === 0 ? [] : db.delete(messages).where(and(
     inArray(messages.taskId, taskIds), eq(messages.kind, 'notification'), inArray(messages.state, ['ADDED', 'SCHEDULED']),
-  )).returning({ id: messages.id })).map((r) => r.id);
+  )).returning({ id: messages.id, userId: messages.userId });
 
 export const listTaskStateEvents = (db: Executor, taskId: number) =>
   db.select().from(taskStateEvents).where(eq(taskStateEvents.taskId, taskId)).orderBy(asc(taskStateEvents.time), asc(taskStateEvents.id));
@@ -94,18 +97,17 @@ export const insertTaskStateEvent = (db: Executor, e: { taskId: number; state: T
 export const completeTask = (db: Executor, id: number, time: Date) =>
   db.update(tasks).set({ completed: true, status: 'COMPLETED', timeCompleted: time, updatedAt: new Date() }).where(eq(tasks.id, id));
 
-/** A user's tasks with whether each has state events (what reconciliation needs to know). */
-export const listTaskKeys = (db: Executor, userId: number) =>
-  db.select({
-    id: tasks.id, name: tasks.name, timestamp: tasks.timestamp, completed: tasks.completed,
+/** The users' tasks with whether each has state events (what reconciliation needs to know). */
+export const listTaskKeysOfUsers = async (db: Executor, userIds: number[]) =>
+  userIds.length === 0 ? [] : db.select({
+    id: tasks.id, userId: tasks.userId, name: tasks.name, timestamp: tasks.timestamp, completed: tasks.completed,
     hasEvents: sql<boolean>`exists (select 1 from ${taskStateEvents} where ${taskStateEvents.taskId} = ${tasks.id})`,
-  }).from(tasks).where(eq(tasks.userId, userId));
+  }).from(tasks).where(inArray(tasks.userId, userIds));
 
 /** The unsent notifications of the given tasks (id, task and duplicate key). */
-export const listUnsentTaskNotifications = (db: Executor, taskIds: number[]) =>
-  taskIds.length === 0 ? Promise.resolve([]) : db.select({ id: messages.id, taskId: messages.taskId, dedupeKey: messages.dedupeKey }).from(messages)
+export const listUnsentTaskNotifications = async (db: Executor, taskIds: number[]) =>
+  taskIds.length === 0 ? [] : db.select({ id: messages.id, taskId: messages.taskId, dedupeKey: messages.dedupeKey }).from(messages)
     .where(and(inArray(messages.taskId, taskIds), eq(messages.kind, 'notification'), inArray(messages.state, ['ADDED', 'SCHEDULED'])));
 
-export const deleteMessagesById = async (db: Executor, ids: number[]) =>
-  ids.length === 0 ? [] : (await db.delete(messages).where(inArray(messages.id, ids)).returning({ id: messages.id })).map((r) => r.id);
-
+export const deleteMessagesById = async (db: Executor, ids: number[]): Promise<DeletedMessage[]> =>
+  ids.length === 0 ? [] : db.delete(messages).where(inArray(messages.id, ids)).returning({ id: messages.id, userId: messages.userId });

@@ -110,7 +110,7 @@ export function createTaskService({ db, events, clock = () => new Date() }: { db
         const ids = (await q.listTasks(tx, user.id, { types, search })).map((t) => t.id);
         return q.deleteTasksAndUnsentNotifications(tx, ids);
       });
-      publishCancelled({ projectId, subjectId }, cancelled);
+      publishCancelled({ projectId, subjectId }, cancelled.map((m) => m.id));
     },
 
     /** T1: a task's state events by id alone (an unknown id has none). */
@@ -148,7 +148,7 @@ export function createTaskService({ db, events, clock = () => new Date() }: { db
         let cancelled: number[] = [];
         if (state === 'COMPLETED') {
           await q.completeTask(tx, taskId, time);
-          cancelled = await q.deleteUnsentTaskNotifications(tx, [taskId]);
+          cancelled = (await q.deleteUnsentTaskNotifications(tx, [taskId])).map((m) => m.id);
         }
         return { list: await q.listTaskStateEvents(tx, taskId), cancelled };
       });

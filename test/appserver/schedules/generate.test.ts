@@ -132,6 +132,21 @@ describe('DST in Europe/London', () => {
   });
 });
 
+describe('local times that do not exist or occur twice (as Luxon resolves them)', () => {
+  const first = (timestamp: string, unit = 'day') => iso(generateSchedule(one('A', { referenceTimestamp: { timestamp, format: 'datetime' }, repeatProtocol: { unit, amount: 1 }, repeatQuestionnaire: { unit: 'min', unitsFromZero: [0] } }), user(), { now: at('2026-03-30T12:00:00Z') }).tasks[0]!.timestamp);
+  it('01:30 on the spring change day does not exist: 02:30 BST, and the days after keep 02:30', () => {
+    expect(first('2026-03-24T01:30:00')).toBe('2026-03-24T01:30:00.000Z'); // first repeat in the window: 03-24 (GMT)
+    const protocol = one('A', { referenceTimestamp: { timestamp: '2026-03-29T01:30:00', format: 'datetime' }, repeatQuestionnaire: { unit: 'min', unitsFromZero: [0] } });
+    expect(generateSchedule(protocol, user(), { now: at('2026-03-29T12:00:00Z') }).tasks.slice(0, 2).map((t) => iso(t.timestamp)))
+      .toEqual(['2026-03-29T01:30:00.000Z', '2026-03-30T01:30:00.000Z']);
+  });
+  it('01:30 on the autumn change day (twice) is the second, GMT one', () => {
+    const protocol = one('A', { referenceTimestamp: { timestamp: '2026-10-25T01:30:00', format: 'datetime' }, repeatQuestionnaire: { unit: 'min', unitsFromZero: [0] } });
+    expect(generateSchedule(protocol, user(), { now: at('2026-10-25T12:00:00Z') }).tasks.slice(0, 2).map((t) => iso(t.timestamp)))
+      .toEqual(['2026-10-25T01:30:00.000Z', '2026-10-26T01:30:00.000Z']);
+  });
+});
+
 describe('integer time zones: a fixed offset in seconds (the reference read them as GMT)', () => {
   const now = at('2026-06-15T12:00:00Z');
   it('7200: local midnight is 22:00Z the day before, whatever the season', () => {
