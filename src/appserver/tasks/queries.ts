@@ -1,8 +1,8 @@
-import { and, asc, count, eq, gte, inArray, like, lte, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, like, lte, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../platform/database.js';
 import { bulkInsert } from '../../platform/bulk-insert.js';
-import { messages, tasks, taskStateEvents, type NewTaskRow, type TaskState } from '../schema.js';
+import { messages, projects, tasks, taskStateEvents, users, type NewTaskRow, type TaskState } from '../schema.js';
 
 export interface TaskFilter {
   types?: string[];
@@ -40,8 +40,8 @@ function searchCondition({ key, op, value }: SearchTerm) {
   return eq(column, value);
 }
 
-const filterConditions = (userId: number, f: TaskFilter) => and(
-  eq(tasks.userId, userId),
+const filterConditions = (owner: SQL | number, f: TaskFilter) => and(
+  typeof owner === 'number' ? eq(tasks.userId, owner) : inArray(tasks.userId, owner),
   f.types ? inArray(tasks.type, f.types) : undefined,
   f.end ? lte(tasks.timestamp, f.end) : undefined,
   f.start ? sql`${tasks.timestamp} + ${tasks.completionWindow} * interval '1 millisecond' >= ${f.start.toISOString()}::timestamptz` : undefined,
@@ -50,6 +50,16 @@ const filterConditions = (userId: number, f: TaskFilter) => and(
 
 export const listTasks = (db: Executor, userId: number, f: TaskFilter = {}) =>
   db.select().from(tasks).where(filterConditions(userId, f)).orderBy(asc(tasks.timestamp), asc(tasks.id));
+
+/**
+ * The tasks of the subject of a project, found by their ids in the same statement (the hot path
+ * of aRMT's schedule GET: one round trip). Empty for an unknown project or subject too.
+ */
+export const listSubjectTasks = (db: Executor, projectId: string, subjectId: string, f: TaskFilter = {}) =>
+  db.select().from(tasks).where(filterConditions(
+    sql`(select ${users.id} from ${users} join ${projects} on ${projects.id} = ${users.projectId} where ${projects.projectId} = ${projectId} and ${users.subjectId} = ${subjectId})`,
+    f,
+  )).orderBy(asc(tasks.timestamp), asc(tasks.id));
 
 /** The task if it belongs to the user; locked for update when `lock` (inside a transaction). */
 export const findUserTask = async (db: Executor, userId: number, id: number, lock = false) => {

@@ -97,8 +97,10 @@ export function createTaskService({ db, events, clock = () => new Date() }: { db
       const search = parseSearch(query.search);
       const start = query.startTime !== undefined ? parseInstant(query.startTime, 'startTime') : undefined;
       const end = query.endTime !== undefined ? parseInstant(query.endTime, 'endTime') : undefined;
-      const { user } = await requireSubject(db, projectId, subjectId);
-      return (await q.listTasks(db, user.id, { types, search, start, end })).map(toTaskDto);
+      const rows = await q.listSubjectTasks(db, projectId, subjectId, { types, search, start, end });
+      // No tasks: 404 when the project or subject is unknown (a second look only on this path).
+      if (rows.length === 0) await requireSubject(db, projectId, subjectId);
+      return rows.map(toTaskDto);
     },
 
     /** Q4: deletes the subject's tasks of the type and search, cancelling their unsent notifications. */
