@@ -3,10 +3,10 @@
  * cancels its unsent notifications in the same transaction; listeners hear CANCELLED after it.
  */
 import type { Database } from '../../platform/database.js';
-import { BadRequest, Conflict, NotFound, requireBodyMatchesPath } from '../errors.js';
+import { BadRequest, NotFound, requireBodyMatchesPath } from '../errors.js';
+import { readExternalStateEvent, requireBelowStateEventCap } from '../state-events.js';
 import type { AppserverEventBus } from '../events.js';
-import { epochSeconds, parseInstant, parseOptionalInstant } from '../instant.js';
-import { parseAssociatedInfo } from '../messages/service.js';
+import { epochSeconds, parseInstant } from '../instant.js';
 import type { TaskRow, TaskState, TaskStateEventRow } from '../schema.js';
 import { requireSubject } from '../users/service.js';
 import * as q from './queries.js';
@@ -133,20 +133,13 @@ export function createTaskService({ db, events, clock = () => new Date() }: { db
      */
     async postStateEvent(projectId: string, subjectId: string, taskId: number, body: TaskStateEventBodyT) {
       requireBodyMatchesPath('taskId', body.taskId, taskId, `the path (${taskId})`);
-      const state = body.state as TaskState;
-      if (!EXTERNAL_TASK_STATES.includes(state)) {
-        throw new BadRequest(`The state ${body.state} is not an external state and cannot be updated by this endpoint.`);
-      }
-      const info = parseAssociatedInfo(body.associatedInfo);
-      const time = parseOptionalInstant(body.time, 'time') ?? clock();
+      const { state, time, associatedInfo } = readExternalStateEvent(body, EXTERNAL_TASK_STATES, clock);
       const { list, cancelled } = await db.transaction(async (tx) => {
         const { user } = await requireSubject(tx, projectId, subjectId);
         // The row lock serialises concurrent posts for the cap.
         if (!await q.findUserTask(tx, user.id, taskId, true)) throw new NotFound(`Task not found with id ${taskId}`);
-        if ((await q.countTaskStateEvents(tx, taskId)) >= MAX_TASK_STATE_EVENTS) {
-          throw new Conflict(`The max limit of state changes(${MAX_TASK_STATE_EVENTS}) has been reached. Cannot add new states.`);
-        }
-        await q.insertTaskStateEvent(tx, { taskId, state, time, associatedInfo: info ? JSON.stringify(info) : null });
+        requireBelowStateEventCap(await q.countTaskStateEvents(tx, taskId), MAX_TASK_STATE_EVENTS);
+        await q.insertTaskStateEvent(tx, { taskId, state, time, associatedInfo });
         let cancelled: number[] = [];
         if (state === 'COMPLETED') {
           await q.completeTask(tx, taskId, time);

@@ -6,7 +6,8 @@ import type { Database } from '../../../src/platform/database.js';
 import { messages, tasks } from '../../../src/appserver/schema.js';
 import type { Protocol } from '../../../src/appserver/schedules/protocol.js';
 import { aProject, aSubject, call, expectStatus, type Subject } from '../../fixtures/appserver.js';
-import type { FixedProtocols } from '../../fixtures/protocol-source.js';
+import { fixedProtocols, type FixedProtocols } from '../../fixtures/protocol-source.js';
+import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { until } from '../../helpers/eventually.js';
 
 export interface Task { id: number; name: string; timestamp: number; completionWindow: number; completed: boolean; status: string; timeCompleted: number | null; type: string; createdAt: number }
@@ -34,3 +35,10 @@ export const storedNotifications = async (app: FastifyInstance, userId: number) 
 
 export const storedTasks = async (app: FastifyInstance, userId: number) =>
   (await database(app).select().from(tasks).where(eq(tasks.userId, userId))).sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime() || a.id - b.id);
+
+/** The test app with a fixed protocol source and no interval runs (tests start runs themselves). */
+export async function buildScheduleTestApp(env: Record<string, string> = {}): Promise<TestApp & { source: FixedProtocols }> {
+  const source = fixedProtocols();
+  const t = await buildTestApp({ QUESTIONNAIRE_SCHEDULE_INTERVAL_SECONDS: '0', ...env }, { protocolSource: source });
+  return Object.assign(t, { source });
+}

@@ -4,18 +4,18 @@
  * the scheduler's normal path, linked to their tasks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import type { TestApp } from '../../helpers/build-test-app.js';
 import { until } from '../../helpers/eventually.js';
 import { aProject, aSubject, call, errorBody, expectStatus, messagingPath } from '../../fixtures/appserver.js';
 import { aProtocol, anAssessment } from '../../fixtures/protocols.js';
-import { fixedProtocols, type FixedProtocols } from '../../fixtures/protocol-source.js';
-import { aSubjectWithProtocol, getTasks, schedulePath, storedNotifications, storedTasks } from './helpers.js';
+import type { FixedProtocols } from '../../fixtures/protocol-source.js';
+import { aSubjectWithProtocol, buildScheduleTestApp, getTasks, schedulePath, storedNotifications, storedTasks } from './helpers.js';
 
-let t: TestApp;
+let t: TestApp & { source: FixedProtocols };
 let source: FixedProtocols;
 beforeAll(async () => {
-  source = fixedProtocols();
-  t = await buildTestApp({ QUESTIONNAIRE_SCHEDULE_INTERVAL_SECONDS: '0' }, { protocolSource: source });
+  t = await buildScheduleTestApp();
+  source = t.source;
 });
 afterAll(async () => { await t.close(); });
 

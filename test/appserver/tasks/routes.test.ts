@@ -1,16 +1,16 @@
 /** Tasks (Q3, Q4) and their state events (T1–T3), as aRMT calls them (clients.md §2.1). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import type { TestApp } from '../../helpers/build-test-app.js';
 import { aSubject, call, errorBody, expectStatus, messagingPath } from '../../fixtures/appserver.js';
 import { aProtocol, anAssessment } from '../../fixtures/protocols.js';
-import { fixedProtocols, type FixedProtocols } from '../../fixtures/protocol-source.js';
-import { aSubjectWithProtocol, getTasks, schedulePath, storedNotifications, storedTasks } from '../schedules/helpers.js';
+import type { FixedProtocols } from '../../fixtures/protocol-source.js';
+import { aSubjectWithProtocol, buildScheduleTestApp, getTasks, schedulePath, storedNotifications, storedTasks } from '../schedules/helpers.js';
 
-let t: TestApp;
+let t: TestApp & { source: FixedProtocols };
 let source: FixedProtocols;
 beforeAll(async () => {
-  source = fixedProtocols();
-  t = await buildTestApp({ QUESTIONNAIRE_SCHEDULE_INTERVAL_SECONDS: '0' }, { protocolSource: source });
+  t = await buildScheduleTestApp();
+  source = t.source;
 });
 afterAll(async () => { await t.close(); });
 
