@@ -7,7 +7,10 @@ import type { ScheduleService } from './service.js';
 const tags = ['appserver: questionnaire schedule'];
 const U = '/projects/:projectId/users/:subjectId/questionnaire/schedule';
 
-/** An assessment of the subject's protocol, in the protocol's own format (§2.7). */
+/**
+ * An assessment of the subject's protocol, in the protocol's own format (§2.7). Its other fields
+ * (questionnaire, texts, …) are kept, not stripped: the protocol format is aRMT's, not ours.
+ */
 const AssessmentBody = Type.Object({
   name: Type.String({ minLength: 1 }),
   type: Type.Optional(nullable(Type.String())),
