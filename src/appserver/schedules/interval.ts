@@ -20,7 +20,9 @@ export function startScheduleRuns(app: FastifyInstance, deps: { schedules: Sched
   let closing = false;
   const track = (work: Promise<unknown>) => {
     pending.add(work);
-    void work.finally(() => pending.delete(work));
+    // Only bookkeeping: whoever started the work handles its failure.
+    const done = () => { pending.delete(work); };
+    work.then(done, done);
   };
 
   const unsubscribeUsers = events.subscribe('user.saved', ({ userId, projectId, subjectId }) => {
