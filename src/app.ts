@@ -13,7 +13,7 @@ import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
-import { appserverNotificationDesk, appserverPlugin, readRadarIsConfig, seedAppserverDemoData } from './appserver/plugin.js';
+import { appserverNotificationDesk, appserverPlugin, readRadarIsConfig, seedAppserverDemoData, type ProtocolSource } from './appserver/plugin.js';
 import { loadManagementKeys, localTokenAuthority, managementPlugin, managementSettings } from './management/plugin.js';
 
 export interface BuildOptions {
@@ -25,6 +25,8 @@ export interface BuildOptions {
   demoData?: boolean;
   /** Told about every route as it is added (tests use it to check the OpenAPI document). */
   onRoute?: (route: { method: string | string[]; url: string; schema?: { hide?: boolean } }) => void;
+  /** Where the app server's schedule generation gets protocols (tests pass fixed ones). */
+  protocolSource?: ProtocolSource;
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -66,6 +68,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const notificationDesk = appserverNotificationDesk(app.db.db, app.events);
   await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk });
   // The app server verifies this process's tokens with the management keys directly (no HTTP).
-  await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys), radarIs });
+  await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys), radarIs, protocolSource: options.protocolSource });
   return app;
 }

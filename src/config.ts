@@ -248,6 +248,8 @@ export const settings = {
   schedulerLeaseSeconds: withEnv('SCHEDULER_LEASE_SECONDS', int('How long a claimed batch belongs to its process; a crashed process\'s batch is sent again after this', { default: 60, min: 1, max: 86_400 })),
   schedulerMaxAttempts: withEnv('SCHEDULER_MAX_ATTEMPTS', int('Sends of a message that FCM answered UNAVAILABLE, INTERNAL or QUOTA_EXCEEDED before it becomes ERRORED', { default: 5, min: 1, max: 100 })),
   schedulerRetrySeconds: withEnv('SCHEDULER_RETRY_SECONDS', int('Wait before the first retry; it doubles with each further attempt (at most one hour)', { default: 10, min: 0, max: 3600 })),
+  questionnaireScheduleIntervalSeconds: withEnv('QUESTIONNAIRE_SCHEDULE_INTERVAL_SECONDS', int('How often every user\'s questionnaire schedule is brought up to date (one process of all against one PostgreSQL does each run); 0: never in this process', { default: 3600, min: 0, max: 31_536_000 })),
+  questionnaireScheduleConcurrency: withEnv('QUESTIONNAIRE_SCHEDULE_CONCURRENCY', int('Users whose schedules one process generates at the same time in a run', { default: 8, min: 1, max: 64 })),
   fcmSender: withEnv('FCMSERVER_FCMSENDER', oneOf('`rest` (also `org.radarbase.fcm.downstream.AdminSdkFcmSender`): FCM HTTP v1 through the Firebase Admin SDK; `disabled`: log and drop; `auto`: `rest` when credentials or `FCM_EMULATOR_HOST` are set or in prod, else `disabled`', ['auto', 'rest', 'disabled'], { default: 'auto', spring: 'fcmserver.fcmsender' }, { 'org.radarbase.fcm.downstream.adminsdkfcmsender': 'rest' })),
   fcmCredentials: withEnv('FCMSERVER_CREDENTIALS', make('Firebase service-account JSON, base64-encoded (wins over `GOOGLE_APPLICATION_CREDENTIALS`)', { spring: 'fcmserver.credentials' }, (raw) => {
     try {

@@ -66,6 +66,8 @@ describe('defaults', () => {
       schedulerLeaseSeconds: 60,
       schedulerMaxAttempts: 5,
       schedulerRetrySeconds: 10,
+      questionnaireScheduleIntervalSeconds: 3600,
+      questionnaireScheduleConcurrency: 8,
       fcmSender: 'auto',
       fcmCredentials: undefined,
       googleApplicationCredentials: undefined,

@@ -23,11 +23,14 @@ export interface ProtocolChange {
   /** The projects those paths belong to (their first segment), each once. */
   projectIds: string[];
 }
+/** A user was created or updated (committed): their schedule may need generating. */
+export interface UserSaved { userId: number; projectId: string; subjectId: string }
 
 /** Every app-server event and its payload. */
 export type AppserverEvents = {
   'message.state': MessageStateChange;
   'protocol.changed': ProtocolChange;
+  'user.saved': UserSaved;
 };
 
 export type AppserverEventBus = EventBus<AppserverEvents>;

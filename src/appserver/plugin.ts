@@ -38,6 +38,12 @@ import { protocolRoutes } from './protocols/routes.js';
 import { access, installGuard } from './security/guard.js';
 import { createAppserverSecurity, type LocalTokenAuthority } from './security/setup.js';
 import type { RadarIsConfig } from './security/radar-is-config.js';
+import { createScheduleService } from './schedules/service.js';
+import { scheduleRoutes } from './schedules/routes.js';
+import { startScheduleRuns } from './schedules/interval.js';
+import { scheduleProtocolSource, type ProtocolSource } from './schedules/protocol.js';
+import { createTaskService } from './tasks/service.js';
+import { taskRoutes } from './tasks/routes.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
 export type { LocalTokenAuthority } from './security/setup.js';
@@ -54,9 +60,13 @@ export interface AppserverPluginOptions {
   radarIs?: RadarIsConfig;
   /** Clock in epoch milliseconds (tests move time). */
   now?: () => number;
+  /** Where schedule generation gets users' protocols (default: the GitHub-backed protocols; tests pass fixed ones). */
+  protocolSource?: ProtocolSource | undefined;
 }
 
-export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async (app, { tokenAuthority, radarIs, now = Date.now }) => {
+export type { ProtocolSource } from './schedules/protocol.js';
+
+export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async (app, { tokenAuthority, radarIs, now = Date.now, protocolSource: givenSource }) => {
   const db: Database = app.db.db;
   const events = appserverEvents(app.events);
   const { config } = app;
@@ -122,6 +132,15 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
   await app.register(dataMessageRoutes, { dataMessages, access });
   await app.register(protocolRoutes, { protocols, access });
   await app.register(githubRoutes, { proxy: githubProxy });
+
+  const protocolSource = givenSource ?? scheduleProtocolSource(protocols, events);
+  const schedules = createScheduleService({
+    db, events, protocols: protocolSource, log: app.log.child({ component: 'schedules' }), concurrency: app.config.questionnaireScheduleConcurrency,
+  });
+  const tasks = createTaskService({ db, events });
+  await app.register(scheduleRoutes, { schedules });
+  await app.register(taskRoutes, { tasks, access });
+  startScheduleRuns(app, { schedules, events, protocols: protocolSource, intervalSeconds: app.config.questionnaireScheduleIntervalSeconds });
 
   // The scheduler (and FCM with it) runs only where enabled: an API-only process needs no credentials.
   const metrics = createSchedulerMetrics(app.metrics);

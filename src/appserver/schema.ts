@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, index, integer, jsonb, pgSchema, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, integer, jsonb, pgSchema, primaryKey, text, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { timestamps, timestamptz } from '../platform/db-columns.js';
 
 export const appserver = pgSchema('appserver');
@@ -59,7 +59,9 @@ export const messages = appserver.table('messages', {
   kind: text('kind').$type<MessageKind>().notNull(),
   // A deleted user's queue goes with them (the reference's FK had no cascade and failed instead).
   userId: bigint('user_id', { mode: 'number' }).notNull().references(() => users.id, { onDelete: 'cascade' }),
-  taskId: bigint('task_id', { mode: 'number' }),
+  // A generated notification's task. Deleting a task cancels (deletes) its unsent notifications
+  // in the same transaction (schedules/, tasks/); sent ones stay, without their task.
+  taskId: bigint('task_id', { mode: 'number' }).references((): AnyPgColumn => tasks.id, { onDelete: 'set null' }),
   sourceId: text('source_id').notNull(),
   scheduledTime: timestamptz('scheduled_time').notNull(),
   ttlSeconds: integer('ttl_seconds').notNull().default(0),
@@ -148,3 +150,81 @@ export const protocolFiles = appserver.table('protocol_files', {
   fetchedAt: timestamptz('fetched_at').notNull(),
 }, (t) => [primaryKey({ name: 'protocol_files_pkey', columns: [t.source, t.path] })]);
 export type ProtocolFileRow = typeof protocolFiles.$inferSelect;
+/** The reference's task states (`TaskState`); clients may report COMPLETED, UNKNOWN and ERRORED. */
+export const TASK_STATES = ['ADDED', 'UPDATED', 'CANCELLED', 'SCHEDULED', 'COMPLETED', 'ERRORED', 'UNKNOWN'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+/**
+ * Questionnaire tasks generated from a user's protocol (§2.6). A task is identified within its
+ * user by (name, timestamp): regeneration keeps an existing task (id, status, completion) and
+ * adds only missing ones.
+ */
+export const tasks = appserver.table('tasks', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  // A deleted user's tasks go with them.
+  userId: bigint('user_id', { mode: 'number' }).notNull().references(() => users.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  type: text('type').notNull(),
+  timestamp: timestamptz('timestamp').notNull(),
+  /** Milliseconds. */
+  completionWindow: bigint('completion_window', { mode: 'number' }).notNull(),
+  estimatedCompletionTime: integer('estimated_completion_time').notNull().default(0),
+  warning: text('warning').notNull().default(''),
+  isClinical: boolean('is_clinical').notNull().default(false),
+  showInCalendar: boolean('show_in_calendar').notNull().default(true),
+  isDemo: boolean('is_demo').notNull().default(false),
+  priority: integer('priority').notNull().default(0),
+  nQuestions: integer('n_questions').notNull().default(0),
+  completed: boolean('completed').notNull().default(false),
+  timeCompleted: timestamptz('time_completed'),
+  status: text('status').$type<TaskState>().notNull().default('ADDED'),
+  ...timestamps(),
+}, (t) => [
+  uniqueIndex('tasks_user_name_timestamp_key').on(t.userId, t.name, t.timestamp),
+  index('tasks_user_timestamp_idx').on(t.userId, t.timestamp),
+]);
+export type TaskRow = typeof tasks.$inferSelect;
+export type NewTaskRow = typeof tasks.$inferInsert;
+
+/** State events a client reported for a task (T3); a task with any has started and is never deleted by regeneration. */
+export const taskStateEvents = appserver.table('task_state_events', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  // Events go with their task.
+  taskId: bigint('task_id', { mode: 'number' }).notNull().references(() => tasks.id, { onDelete: 'cascade' }),
+  state: text('state').$type<TaskState>().notNull(),
+  time: timestamptz('time').notNull(),
+  associatedInfo: text('associated_info'),
+}, (t) => [index('task_state_events_task_idx').on(t.taskId)]);
+export type TaskStateEventRow = typeof taskStateEvents.$inferSelect;
+
+/**
+ * What a user's schedule was last generated from, so a run knows whether anything changed: the
+ * protocol version (null: the user had no protocol), the user's zone, enrolment and language, and
+ * how far ahead repeats were generated. Its row lock serialises one user's generations.
+ */
+export const scheduleInputs = appserver.table('schedule_inputs', {
+  // Goes with its user.
+  userId: bigint('user_id', { mode: 'number' }).primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  protocolVersion: text('protocol_version'),
+  timezone: text('timezone'),
+  enrolmentDate: timestamptz('enrolment_date'),
+  language: text('language'),
+  attributes: jsonb('attributes').$type<Record<string, string>>(),
+  /** Repeat instants before this were generated (null: never generated). */
+  coveredUntil: timestamptz('covered_until'),
+  generatedAt: timestamptz('generated_at'),
+});
+export type ScheduleInputsRow = typeof scheduleInputs.$inferSelect;
+
+/**
+ * One row per periodic job shared by all instances (the interval schedule run): the instance
+ * that moves `leaseUntil` forward owns the run; `lastStartedAt` keeps the others from repeating
+ * it within the interval.
+ */
+export const jobLeases = appserver.table('job_leases', {
+  name: text('name').notNull(),
+  holder: text('holder'),
+  leaseUntil: timestamptz('lease_until'),
+  lastStartedAt: timestamptz('last_started_at'),
+  lastFinishedAt: timestamptz('last_finished_at'),
+}, (t) => [primaryKey({ name: 'job_leases_pkey', columns: [t.name] })]);

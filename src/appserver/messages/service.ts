@@ -8,10 +8,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database, Executor } from '../../platform/database.js';
-import { BadRequest, Conflict, Forbidden, InvalidDetails, NotFound, requireBodyMatchesPath } from '../errors.js';
+import { Forbidden, InvalidDetails, NotFound, requireBodyMatchesPath } from '../errors.js';
 import { inScope, type ReadScope } from '../read-scope-queries.js';
+import { readExternalStateEvent, requireBelowStateEventCap } from '../state-events.js';
 import type { AppserverEventBus, MessageStateChange } from '../events.js';
-import { epochSeconds, parseOptionalInstant } from '../instant.js';
+import { epochSeconds } from '../instant.js';
 import type { DeliveryState, MessageKind, MessageRow, MessageState, MessageStateEventRow, NewMessageRow } from '../schema.js';
 import { requireProject, requireSubject } from '../users/service.js';
 import { setUserMetrics } from '../users/queries.js';
@@ -47,19 +48,22 @@ export const toStateEventDto = (e: MessageStateEventRow): NotificationStateEvent
 
 const dedupeKey = (fields: unknown[]) => createHash('sha256').update(JSON.stringify(fields)).digest('base64url');
 
-/** Parses `associatedInfo`: a JSON object of strings given as a string (the reference's form) or inline. */
-function parseAssociatedInfo(value: StateEventBodyT['associatedInfo']): Record<string, string> | null {
-  if (value === null || value === undefined || value === '') return null;
-  let parsed: unknown = value;
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      throw new BadRequest('associatedInfo must be a JSON object of strings');
-    }
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new BadRequest('associatedInfo must be a JSON object of strings');
-  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+/** The row to store for a message body: its user, state (SCHEDULED or ADDED) and duplicate key. */
+export function newMessageRow<Body, Dto>(codec: MessageCodec<Body, Dto>, body: Body, userId: number, schedule: boolean): NewMessageRow {
+  const row = codec.toRow(body);
+  // Assigned, not spread: this runs for every row of a 200-message batch.
+  return Object.assign(row, { userId, kind: codec.kind, state: schedule ? 'SCHEDULED' as const : 'ADDED' as const, dedupeKey: dedupeKey(codec.dedupeFields(row)) });
+}
+
+/**
+ * ADDED (and SCHEDULED) events for newly stored rows. Both take the row's createdAt: the
+ * service clock was read before the database's, so SCHEDULED used to sort before ADDED.
+ */
+export function addedEvents(rows: MessageRow[]) {
+  return rows.flatMap((r) => [
+    { messageId: r.id, state: 'ADDED' as const, time: r.createdAt },
+    ...(r.state === 'SCHEDULED' ? [{ messageId: r.id, state: 'SCHEDULED' as const, time: r.createdAt }] : []),
+  ]);
 }
 
 interface Deps { db: Database; events: AppserverEventBus; clock?: () => Date }
@@ -75,22 +79,7 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
     })));
   }
 
-  function newRow(body: Body, userId: number, schedule: boolean): NewMessageRow {
-    const row = codec.toRow(body);
-    // Assigned, not spread: this runs for every row of a 200-message batch.
-    return Object.assign(row, { userId, kind, state: schedule ? 'SCHEDULED' as const : 'ADDED' as const, dedupeKey: dedupeKey(codec.dedupeFields(row)) });
-  }
-
-  /**
-   * ADDED (and SCHEDULED) events for newly stored rows. Both take the row's createdAt: the
-   * service clock was read before the database's, so SCHEDULED used to sort before ADDED.
-   */
-  function addedEvents(rows: MessageRow[]) {
-    return rows.flatMap((r) => [
-      { messageId: r.id, state: 'ADDED' as const, time: r.createdAt },
-      ...(r.state === 'SCHEDULED' ? [{ messageId: r.id, state: 'SCHEDULED' as const, time: r.createdAt }] : []),
-    ]);
-  }
+  const newRow = (body: Body, userId: number, schedule: boolean) => newMessageRow(codec, body, userId, schedule);
 
   async function requireUserMessage(tx: Executor, userId: number, id: number, lock = false) {
     const message = await q.findUserMessage(tx, kind, userId, id, lock);
@@ -233,19 +222,12 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
     async postStateEvent(projectId: string, subjectId: string, id: number, body: StateEventBodyT) {
       // The path names the message; the body's notificationId (the app sends it) may only repeat it.
       requireBodyMatchesPath('notificationId', body.notificationId, id, `the path (${id})`);
-      const state = body.state as MessageState;
-      if (!EXTERNAL_STATES.includes(state)) {
-        throw new BadRequest(`The state ${body.state} is not an external state and cannot be updated by this endpoint.`);
-      }
-      const info = parseAssociatedInfo(body.associatedInfo);
-      const time = parseOptionalInstant(body.time, 'time') ?? clock();
+      const { state, time, info, associatedInfo } = readExternalStateEvent(body, EXTERNAL_STATES, clock);
       const { list, owner } = await db.transaction(async (tx) => {
         const { project, user } = await requireSubject(tx, projectId, subjectId);
         await requireUserMessage(tx, user.id, id, true); // the row lock serialises concurrent posts for the cap
-        if ((await q.countExternalStateEvents(tx, id)) >= MAX_EXTERNAL_EVENTS) {
-          throw new Conflict(`The max limit of state changes(${MAX_EXTERNAL_EVENTS}) has been reached. Cannot add new states.`);
-        }
-        await q.insertStateEvents(tx, [{ messageId: id, state, time, associatedInfo: info ? JSON.stringify(info) : null, external: true }]);
+        requireBelowStateEventCap(await q.countExternalStateEvents(tx, id), MAX_EXTERNAL_EVENTS);
+        await q.insertStateEvents(tx, [{ messageId: id, state, time, associatedInfo, external: true }]);
         if (state === 'DELIVERED') await setUserMetrics(tx, user.id, { lastDelivered: time });
         if (state === 'OPENED') await setUserMetrics(tx, user.id, { lastOpened: time });
         return { list: await q.listStateEvents(tx, id), owner: { projectId: project.projectId, subjectId } };

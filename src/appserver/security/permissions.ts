@@ -66,4 +66,12 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, AppPermission>> = {
   [`GET ${U}/protocols`]: 'SUBJECT.READ', // R2
   [`GET ${P}/protocols`]: 'PROJECT.READ', // R3
   'GET /github/content': 'SUBJECT.READ', // G1
+  // Questionnaire schedule (§1.8) and task state events (§1.9)
+  [`POST ${U}/questionnaire/schedule`]: 'SUBJECT.UPDATE', // Q1
+  [`PUT ${U}/questionnaire/schedule`]: 'SUBJECT.UPDATE', // Q2
+  [`GET ${U}/questionnaire/schedule`]: 'SUBJECT.READ', // Q3
+  [`DELETE ${U}/questionnaire/schedule`]: 'SUBJECT.UPDATE', // Q4
+  'GET /questionnaire/schedule/:taskId/state_events': 'SUBJECT.UPDATE', // T1; then the task's own project and subject
+  [`GET ${U}/questionnaire/schedule/:taskId/state_events`]: 'SUBJECT.UPDATE', // T2
+  [`POST ${U}/questionnaire/schedule/:taskId/state_events`]: 'SUBJECT.UPDATE', // T3
 };

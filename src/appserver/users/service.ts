@@ -59,6 +59,13 @@ export function normalizeTimezone(value: string | number): string {
 const unregisteredToken = (now: Date) => `unregistered_${now.toISOString()}`;
 
 export function createUserService({ db, events, clock = () => new Date() }: { db: Database; events: AppserverEventBus; clock?: () => Date }) {
+  /** Tells listeners (schedule generation) about a committed create or update; returns the DTO. */
+  async function saved(committed: Promise<FcmUserDtoT>): Promise<FcmUserDtoT> {
+    const dto = await committed;
+    events.publish('user.saved', { userId: dto.id, projectId: dto.projectId, subjectId: dto.subjectId });
+    return dto;
+  }
+
   async function withProject(users: Promise<q.UserWithProject | undefined>, notFound: string) {
     const found = await users;
     if (!found) throw new NotFound(notFound);
@@ -114,7 +121,7 @@ export function createUserService({ db, events, clock = () => new Date() }: { db
         lastOpened: parseOptionalInstant(body.lastOpened, 'lastOpened') ?? now,
         lastDelivered: parseOptionalInstant(body.lastDelivered, 'lastDelivered'),
       };
-      return db.transaction(async (tx) => {
+      return saved(db.transaction(async (tx) => {
         const project = await requireProject(tx, projectId);
         if (opts.forceFcmToken && values.fcmToken) {
           const existing = await q.findUser(tx, project.id, subjectId);
@@ -125,7 +132,7 @@ export function createUserService({ db, events, clock = () => new Date() }: { db
           throw new InvalidDetails(`The user with specified subject ID ${subjectId} already exists in project ID ${projectId}. Please use Update endpoint if need to update the user`);
         }
         return toUserDto({ user, projectId: project.projectId });
-      });
+      }));
     },
 
     /** Updates a user's device token, enrolment, time zone, language, e-mail, attributes and metrics. */
@@ -142,7 +149,7 @@ export function createUserService({ db, events, clock = () => new Date() }: { db
         lastOpened: parseOptionalInstant(body.lastOpened, 'lastOpened') ?? now,
         ...(body.lastDelivered !== undefined ? { lastDelivered: parseOptionalInstant(body.lastDelivered, 'lastDelivered') } : {}),
       };
-      return db.transaction(async (tx) => {
+      return saved(db.transaction(async (tx) => {
         const project = await requireProject(tx, projectId);
         const existing = await q.findUser(tx, project.id, subjectId);
         if (!existing) {
@@ -158,7 +165,7 @@ export function createUserService({ db, events, clock = () => new Date() }: { db
         }
         const user = await q.updateUser(tx, existing.id, values);
         return toUserDto({ user: user!, projectId: project.projectId });
-      });
+      }));
     },
 
     /** Deletes a user with its notifications, data messages and their events (404 when unknown); listeners hear CANCELLED. */
