@@ -117,7 +117,7 @@ describe('T1–T3 task state events', () => {
     expect(expectStatus(await call(t.app, 'POST', path, { taskId: task.id + 1, state: 'UNKNOWN' }), 400)).toMatchObject({ status: 400 });
   });
 
-  it("unknown task or another user's task: 404; T1 for an unknown id: []", async () => {
+  it("unknown task or another user's task: 404; T1 for an unknown id: 404", async () => {
     const s = await aSubjectWithProtocol(t.app, source, aProtocol(), 42);
     const other = await aSubject(t.app, { projectId: s.projectId });
     const task = (await getTasks(t.app, s))[0]!;
@@ -126,7 +126,9 @@ describe('T1–T3 task state events', () => {
       expect(expectStatus(await call(t.app, method, path, body), 404)).toEqual(errorBody(404, `Task not found with id ${task.id}`, path));
     }
     expect((await getTasks(t.app, s))[0]).toMatchObject({ completed: false });
-    expect(expectStatus(await call(t.app, 'GET', '/questionnaire/schedule/999999999/state_events'), 200)).toEqual([]);
+    // Issue 21 item 7: an id route answers 404 for an unknown id (the reference answered []).
+    const unknown = '/questionnaire/schedule/999999999/state_events';
+    expect(expectStatus(await call(t.app, 'GET', unknown), 404)).toEqual(errorBody(404, 'Task not found with id 999999999', unknown));
   });
 
   it('a 21st event is 409', async () => {
