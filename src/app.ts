@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fastifyTrustProxy, type Config } from './config.js';
 import './platform/types.js';
 import { EventBus } from './platform/events.js';
-import { logDestinations, loggerOptions, logStream, requestLoggerFactory } from './platform/logging.js';
+import { closeLogDestinations, logDestinations, loggerOptions, logStream, requestLoggerFactory } from './platform/logging.js';
 import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
@@ -28,8 +28,10 @@ export interface BuildOptions {
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  if (config.sentryDsn) (await import('./platform/sentry.js')).initSentry({ ...config, sentryDsn: config.sentryDsn });
+  const destinations = options.logger ? [] : await logDestinations(config);
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(config.logLevel, logStream(await logDestinations(config), config.logLevel)),
+    logger: options.logger ?? loggerOptions(config.logLevel, logStream(destinations, config.logLevel)),
     childLoggerFactory: requestLoggerFactory,
     bodyLimit: config.httpBodyLimitBytes,
     trustProxy: fastifyTrustProxy(config.trustProxy),
@@ -40,6 +42,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ajv: ajvOptions,
     schemaController: perPartSchemaController(),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // The first onClose hook runs last: the log files take every line the other hooks write.
+  app.addHook('onClose', async () => closeLogDestinations(destinations));
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
   await app.register(fp(async (instance) => {
