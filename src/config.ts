@@ -224,7 +224,13 @@ export const settings = {
   logsDir: withEnv('LOGS_DIR', str('Directory for log files (created if missing); unset: console only. `radar-appserver.<date>.<n>.log` holds every line at `LOG_LEVEL`, `radar-appserver-error.<date>.<n>.log` the errors', {})),
   logsMaxFileSize: withEnv('LOGS_MAX_FILE_SIZE', byteSize('Size at which a log file is rotated (besides daily), with `k`, `m` or `g`', { default: 10 * 1024 * 1024 })),
   logsMaxHistory: withEnv('LOGS_MAX_HISTORY', int('Log files kept of each kind; the oldest are deleted at rotation', { default: 60, min: 1, max: 100_000 })),
-  sentryDsn: withEnv('SENTRY_DSN', str('Sentry DSN: log records at or above `SENTRY_LOG_LEVEL` and unhandled 5xx errors are reported there; unset: off', { spring: 'sentry.dsn' })),
+  sentryDsn: withEnv('SENTRY_DSN', make('Sentry DSN (`https://<key>@<host>/<project id>`): log records at or above `SENTRY_LOG_LEVEL` and unhandled 5xx errors are reported there; unset: off', { spring: 'sentry.dsn' }, (raw) => {
+    // The SDK's own check: an invalid DSN would switch reporting off without a word.
+    if (!/^https?:\/\/\w+(?::\w*)?@(?:\[[:.%\w]+\]|[\w.-]+)(?::\d+)?\/(?:.+\/)?\d+$/.test(raw.trim())) {
+      throw new InvalidValue('must be a Sentry DSN such as https://<public key>@<host>/<project id>');
+    }
+    return raw.trim();
+  })),
   sentryLogLevel: withEnv('SENTRY_LOG_LEVEL', oneOf('Lowest log level reported to Sentry: `TRACE`, `DEBUG`, `INFO`, `WARN` or `ERROR`', ['trace', 'debug', 'info', 'warn', 'error'], { default: 'error' }, { warning: 'warn' })),
   adminUser: withEnv('RADAR_ADMIN_USER', str('User name for the admin endpoints (`/actuator/*` but health and info)', { default: 'radar', spring: 'radar.admin.user' })),
   adminPassword: withEnv('RADAR_ADMIN_PASSWORD', str('Password for the admin endpoints; required in prod, where `radar` is refused (dev default `radar`)', { spring: 'radar.admin.password' })),
