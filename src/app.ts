@@ -12,6 +12,7 @@ import { closeLogDestinations, logDestinations, loggerOptions, logStream, reques
 import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
+import { codeDocsPlugin } from './platform/code-docs.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
 import { appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
 import { loadManagementKeys, managementPlugin, managementSettings } from './management/plugin.js';
@@ -66,5 +67,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData });
   await app.register(appserverPlugin, { prefix: config.appserverContextPath });
+  // Beside the app server's API, outside its scope: the code documentation needs no token.
+  await app.register(codeDocsPlugin, { path: `${config.appserverContextPath}/java-docs/` });
   return app;
 }
