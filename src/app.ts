@@ -64,6 +64,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(openapiPlugin);
   await app.register(actuatorPlugin);
   await app.register((await import('./platform/mail.js')).mailPlugin);
+  if (config.springBootAdminClientUrl) {
+    await app.register((await import('./platform/admin-client.js')).adminClientPlugin, {
+      settings: {
+        url: config.springBootAdminClientUrl,
+        username: config.springBootAdminClientUsername,
+        password: config.springBootAdminClientPassword,
+        instanceName: config.springBootAdminClientInstanceName,
+        serviceBaseUrl: config.springBootAdminClientInstanceServiceBaseUrl,
+        periodMs: config.springBootAdminClientPeriod,
+        autoDeregistration: config.springBootAdminClientAutoDeregistration,
+      },
+    });
+  }
 
   await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData });
   await app.register(appserverPlugin, { prefix: config.appserverContextPath });
