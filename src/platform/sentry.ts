@@ -10,7 +10,8 @@
  * data as a second guard, so no header, cookie or token leaves the process.
  *
  * `initSentry` runs first in main.ts (before the app is imported), as the SDK asks; `buildApp`
- * calls it again (a no-op then) so that tests building the app in-process report as well.
+ * calls it again (a no-op then) so that tests building the app in-process report as well. The
+ * SDK's client is the process's: two apps in one process report through the same one.
  */
 import * as Sentry from '@sentry/node';
 import type { LevelWithSilent, StreamEntry } from 'pino';
@@ -32,9 +33,9 @@ export interface SentryRelease {
   version: string;
 }
 
-/** Initialises the Sentry SDK once per process; later calls keep the first client. */
+/** Initialises the Sentry SDK once per process and DSN; a later call with the same DSN keeps the client. */
 export function initSentry(settings: SentrySettings & SentryRelease): void {
-  if (Sentry.isInitialized()) return;
+  if (Sentry.isInitialized() && Sentry.getClient()?.getOptions().dsn === settings.sentryDsn) return;
   Sentry.init({
     dsn: settings.sentryDsn,
     environment: settings.profile,
