@@ -3,7 +3,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
+import autocannon from 'autocannon';
 import postgres from 'postgres';
+import { cpuMeter } from './cpu-usage.mjs';
 
 export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -177,4 +179,52 @@ export function roundsArg(index) {
   const rounds = Number(process.argv[index] ?? process.env.ROUNDS ?? 3);
   if (!Number.isInteger(rounds) || rounds < 1) throw new BenchFailure(`rounds must be a positive integer, not ${process.argv[index] ?? process.env.ROUNDS}`);
   return rounds;
+}
+
+/** The service's settings for a prod run on PostgreSQL `url`: pool `poolSize`, admin password `adminPassword`, the reference's OAuth clients. */
+export const prodEnv = (url, poolSize, adminPassword) => ({
+  PROFILE: 'prod', DATABASE_URL: url, RADAR_ADMIN_PASSWORD: 'bench-secret', DATABASE_POOL_SIZE: String(poolSize),
+  MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: adminPassword,
+  MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: fileURLToPath(new URL('../config/oauth_client_details.csv', import.meta.url)),
+});
+
+/**
+ * Seeds a project `radar` with `count` participants straight into the tables (the service has
+ * migrated them), analyzes, and returns how long it took and the cursor of the last page of 20
+ * (the 20th-last subject in id order, as a `Link: rel="next"` or "Load more" would carry it).
+ */
+export async function seedBigProject(url, count) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const seeded = performance.now();
+    await sql.begin(async (tx) => {
+      const [project] = await tx`insert into management.projects (project_name, description, location, organization_id)
+        select 'radar', 'bench', 'here', id from management.organizations where name = 'main' returning id`;
+      const [role] = await tx`insert into management.roles (authority_name, project_id) values ('ROLE_PARTICIPANT', ${project.id}) returning id`;
+      await tx`insert into management.users (login, activated, lang_key, email)
+        select 'bench-' || lpad(g::text, 7, '0'), true, 'en', null from generate_series(1, ${count}) g`;
+      await tx`insert into management.role_users (user_id, role_id) select id, ${role.id} from management.users where login like 'bench-%'`;
+      await tx`insert into management.subjects (user_id, external_id, person_name, enrollment_date, attributes)
+        select id, 'EXT-' || login, 'Person ' || login, now(), '{}'::jsonb from management.users where login like 'bench-%'`;
+    });
+    await sql`analyze`;
+    const seedMs = Math.round(performance.now() - seeded);
+    const [cursor] = await sql`select s.id, u.login from management.subjects s join management.users u on u.id = s.user_id order by s.id desc offset 20 limit 1`;
+    return { seedMs, lastCursor: { id: cursor.id, login: cursor.login } };
+  } finally {
+    await sql.end();
+  }
+}
+
+/**
+ * One measured autocannon run of `url` (after a 2 s warm-up), each request prepared by `request`;
+ * any non-2xx answer fails the benchmark. Returns req/s, p50/p99 latency and the cores `pid` used.
+ */
+export async function measureLoad({ label, url, connections, seconds, request, pid }) {
+  assertAll2xx(`${label} warm-up`, await autocannon({ url, connections, duration: 2, requests: [request] }));
+  const cpu = cpuMeter(pid);
+  const r = await autocannon({ url, connections, duration: seconds, requests: [request] });
+  const coresUsed = cpu();
+  assertAll2xx(label, r);
+  return { requestsPerSecond: Math.round(r.requests.average), latencyMs: { p50: r.latency.p50, p99: r.latency.p99 }, coresUsed };
 }

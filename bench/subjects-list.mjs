@@ -11,13 +11,9 @@
 // round and the medians over the rounds, of req/s and of ours / bound. Any non-2xx answer or
 // request error fails the run (exit 1), and so does a bound whose answer differs from ours.
 //   node bench/subjects-list.mjs [seconds=10] [connections=50] [subjects=100000] [rounds=ROUNDS or 3]
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import autocannon from 'autocannon';
-import postgres from 'postgres';
-import { cpuMeter } from './cpu-usage.mjs';
 import {
-  alternatingRounds, assertAll2xx, BenchFailure, expect2xx, exitOnBenchFailure, freshDatabase, machine, median, roundsArg, startScript, startService,
+  alternatingRounds, BenchFailure, expect2xx, exitOnBenchFailure, freshDatabase, machine, measureLoad, median, prodEnv, roundsArg, seedBigProject, startScript, startService,
 } from './lib.mjs';
 
 exitOnBenchFailure();
@@ -27,7 +23,6 @@ const count = Number(process.argv[4] ?? 100_000);
 const rounds = roundsArg(5);
 const tokens = Number(process.env.TOKENS ?? connections);
 const POOL_SIZE = 10; // the service's default DATABASE_POOL_SIZE, given to both
-const CLIENTS = fileURLToPath(new URL('../config/oauth_client_details.csv', import.meta.url));
 const ADMIN_PASSWORD = 'bench-admin';
 const PATH = '/managementportal/api/projects/radar/subjects?size=20';
 
@@ -35,27 +30,10 @@ const db = await freshDatabase('radar_bench_subjects');
 const stops = [];
 let summary;
 try {
-  const service = await startService({
-    PROFILE: 'prod', DATABASE_URL: db.url, RADAR_ADMIN_PASSWORD: 'bench-secret', DATABASE_POOL_SIZE: String(POOL_SIZE),
-    MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: ADMIN_PASSWORD, MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: CLIENTS,
-  });
+  const service = await startService(prodEnv(db.url, POOL_SIZE, ADMIN_PASSWORD));
   stops.push(() => service.stop());
 
-  // Seed straight into the tables (the service has migrated them): one project, `count` participants.
-  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
-  const seeded = performance.now();
-  await sql.begin(async (tx) => {
-    const [project] = await tx`insert into management.projects (project_name, description, location, organization_id)
-      select 'radar', 'bench', 'here', id from management.organizations where name = 'main' returning id`;
-    const [role] = await tx`insert into management.roles (authority_name, project_id) values ('ROLE_PARTICIPANT', ${project.id}) returning id`;
-    await tx`insert into management.users (login, activated, lang_key, email)
-      select 'bench-' || lpad(g::text, 7, '0'), true, 'en', null from generate_series(1, ${count}) g`;
-    await tx`insert into management.role_users (user_id, role_id) select id, ${role.id} from management.users where login like 'bench-%'`;
-    await tx`insert into management.subjects (user_id, external_id, person_name, enrollment_date, attributes)
-      select id, 'EXT-' || login, 'Person ' || login, now(), '{}'::jsonb from management.users where login like 'bench-%'`;
-  });
-  await sql`analyze`;
-  const seedMs = Math.round(performance.now() - seeded);
+  const { seedMs, lastCursor: cursor } = await seedBigProject(db.url, count);
 
   const tokenPool = [];
   for (let i = 0; i < tokens; i++) {
@@ -72,9 +50,6 @@ try {
   stops.push(() => boundServer.stop());
   const bases = { ours: service.base, bound: boundServer.url };
 
-  // The cursor of the last page: the 20th-last subject in id order, as a Link "next" would carry it.
-  const [cursor] = await sql`select s.id, u.login from management.subjects s join management.users u on u.id = s.user_id order by s.id desc offset 20 limit 1`;
-  await sql.end();
   const pages = { first: PATH, last: `${PATH}&last.id=${cursor.id}&last.login=${encodeURIComponent(cursor.login)}` };
 
   // Both give each page the same answer: the same subjects as the same JSON, the same total.
@@ -95,14 +70,7 @@ try {
 
   let next = 0;
   const request = { setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: tokenPool[next++ % tokenPool.length] } }) };
-  async function load(label, url, pid) {
-    assertAll2xx(`${label} warm-up`, await autocannon({ url, connections, duration: 2, requests: [request] }));
-    const cpu = cpuMeter(pid);
-    const r = await autocannon({ url, connections, duration: seconds, requests: [request] });
-    const coresUsed = cpu();
-    assertAll2xx(label, r);
-    return { requestsPerSecond: Math.round(r.requests.average), latencyMs: { p50: r.latency.p50, p99: r.latency.p99 }, coresUsed };
-  }
+  const load = (label, url, pid) => measureLoad({ label, url, connections, seconds, request, pid: pid });
   const bothPages = async (server, pid) => ({
     firstPage: await load(`${server} first page`, `${bases[server]}${pages.first}`, pid),
     lastPage: await load(`${server} last page`, `${bases[server]}${pages.last}`, pid),

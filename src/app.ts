@@ -14,8 +14,8 @@ import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
 import { codeDocsPlugin } from './platform/code-docs.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
-import { appserverPlugin, seedAppserverDemoData } from './appserver/plugin.js';
-import { loadManagementKeys, managementPlugin, managementSettings } from './management/plugin.js';
+import { appserverNotificationDesk, appserverPlugin, readRadarIsConfig, seedAppserverDemoData } from './appserver/plugin.js';
+import { loadManagementKeys, localTokenAuthority, managementPlugin, managementSettings } from './management/plugin.js';
 
 export interface BuildOptions {
   /** Replaces the logger built from the config (tests pass `false` or a stream). */
@@ -55,6 +55,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const management = managementSettings(config);
   // Before the database: a bad keystore stops the start before anything is migrated.
   const managementKeys = await loadManagementKeys(management, app.log.child({ component: 'management' }));
+  // Likewise the app server's radar_is.yml (read even while its security is off: a bad file is a bad setting).
+  const radarIs = config.radarIsConfigLocation ? readRadarIsConfig(config.radarIsConfigLocation) : undefined;
 
   const demoData = options.demoData ?? config.profile === 'dev';
   await app.register(databasePlugin, {
@@ -78,8 +80,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
   }
 
-  await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData });
-  await app.register(appserverPlugin, { prefix: config.appserverContextPath });
+  // The admin UI's notification pages read and send through the app server (the domains meet only here).
+  const notificationDesk = appserverNotificationDesk(app.db.db, app.events);
+  await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk });
+  // The app server verifies this process's tokens with the management keys directly (no HTTP).
+  await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys), radarIs });
   // Beside the app server's API, outside its scope: the code documentation needs no token.
   await app.register(codeDocsPlugin, { path: `${config.appserverContextPath}/java-docs/` });
   return app;

@@ -270,7 +270,7 @@ export const settings = {
   managementportalCatalogueServerServerUrl: withEnv('MANAGEMENTPORTAL_CATALOGUE_SERVER_SERVER_URL', str('Catalogue server URL listing the source types (RADAR-Schemas catalogue `…/source-types`)', { spring: 'managementportal.catalogueServer.serverUrl' })),
   managementportalUiSessionTimeout: withEnv('MANAGEMENTPORTAL_UI_SESSION_TIMEOUT', duration('Idle timeout of a signed-in session of the admin pages and the OAuth sign-in pages (ISO-8601 duration, stored in seconds), extended by every request', { default: 1800 })),
   managementportalUiLogoDir: withEnv('MANAGEMENTPORTAL_UI_LOGO_DIR', str('Folder whose `navbar-logo.png` and `home-page-logo.png` replace the bundled logos of the admin pages (read at every request: no restart); a file missing there falls back to the bundled one', {})),
-  managementportalCommonAdminPassword: withEnv('MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD', str('Sets the password of the `admin` account at every start when not empty (dev default `admin`); prod refuses to start when it is `admin`, or while it is unset and `admin` is new or still has the password `admin`', { spring: 'managementportal.common.adminPassword' })),
+  managementportalCommonAdminPassword: withEnv('MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD', str('Seeds the password of the `admin` account (dev default `admin`) and sets it again only when this value changes, so a password changed in the UI survives restarts; to recover a forgotten admin password, set a new value and restart. Prod refuses to start when it is `admin`, or while it is unset and `admin` is new or still has the password `admin`', { spring: 'managementportal.common.adminPassword' })),
   trustProxy: withEnv('TRUST_PROXY', trustProxy('Which reverse proxies\' `X-Forwarded-*` headers count: `false`; a hop count (`1`: one proxy in front, the client is the address it appends); a comma list of proxy addresses or CIDR ranges; or `true` (every sender, so clients choose their own address). Spring\'s `native`/`framework` mean Tomcat\'s default (loopback, link-local and private ranges), `none` false', { default: false, spring: 'server.forwardHeadersStrategy' })),
   schedulerEnabled: withEnv('SCHEDULER_ENABLED', bool('Run the notification scheduler in this process (any number of processes may run it against one PostgreSQL)', { default: true })),
   schedulerTickMs: withEnv('SCHEDULER_TICK_MS', int('How often the scheduler looks for due notifications and data messages, in milliseconds', { default: 1000, min: 10, max: 3_600_000 })),
@@ -295,6 +295,37 @@ export const settings = {
   fcmProjectId: withEnv('FCM_PROJECT_ID', str('Firebase project id (default: the credentials\' `project_id`, or `demo-radar` with `FCM_EMULATOR_HOST`)', {})),
   notificationEmailEnabled: withEnv('RADAR_NOTIFICATION_EMAIL_ENABLED', bool('Also send notifications with `emailEnabled` to the user\'s e-mail address (needs `SMTP_URL` or `SPRING_MAIL_HOST`)', { default: false, spring: 'radar.notification.email.enabled' })),
   notificationEmailFrom: withEnv('RADAR_NOTIFICATION_EMAIL_FROM', str('Sender address of notification e-mails', { default: 'radar@radar.thehyve.nl', spring: 'radar.notification.email.from' })),
+  protocolGithubRepoPath: withEnv('RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_REPO_PATH', make('GitHub repository (`owner/name`) holding the aRMT protocols, `{projectId}[/{key}/{value}…]/{file}`', { default: 'RADAR-base/RADAR-aRMT-protocols', spring: 'radar.questionnaire.protocol.github.repo.path' }, (raw) => {
+    const value = raw.trim();
+    if (!/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/.test(value) || /\/\.\.?$/.test(value)) throw new InvalidValue(`must be a GitHub repository as owner/name, got "${raw}"`);
+    return value;
+  })),
+  protocolGithubFileName: withEnv('RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_FILE_NAME', make('File name of a protocol in that repository', { default: 'protocol.json', spring: 'radar.questionnaire.protocol.github.file.name' }, (raw) => {
+    const value = raw.trim();
+    if (!value || value.includes('/') || value === '.' || value === '..') throw new InvalidValue(`must be a file name without "/", got "${raw}"`);
+    return value;
+  })),
+  protocolGithubBranch: withEnv('RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_BRANCH', str('Branch of the protocol repository', { default: 'master', spring: 'radar.questionnaire.protocol.github.branch' })),
+  githubClientToken: withEnv('SECURITY_GITHUB_CLIENT_TOKEN', str('GitHub token sent as `Authorization: Bearer` (optional; raises GitHub\'s rate limit). A 401 is retried once without it', { spring: 'security.github.client.token' })),
+  githubClientTimeout: withEnv('SECURITY_GITHUB_CLIENT_TIMEOUT', int('Seconds a GitHub request (connection, answer and body) may take', { default: 10, min: 1, max: 600, spring: 'security.github.client.timeout' })),
+  githubClientMaxContentLength: withEnv('SECURITY_GITHUB_CLIENT_MAXCONTENTLENGTH', int('Largest GitHub response body in bytes (by its Content-Length or as it streams in)', { default: 1_000_000, min: 1024, max: 100_000_000, spring: 'security.github.client.maxContentLength' })),
+  githubCacheDuration: withEnv('SECURITY_GITHUB_CACHE_DURATION', int('Seconds a copy of a GitHub answer (a protocol, a `/github/content` body) is fresh; after that it is refreshed, and served as long as GitHub fails. Copies live in the database', { default: 3600, min: 0, max: 31_536_000, spring: 'security.github.cache.duration' })),
+  githubCacheRetryDuration: withEnv('SECURITY_GITHUB_CACHE_RETRYDURATION', int('Seconds after a failed GitHub request before the same one is tried again', { default: 60, min: 0, max: 86_400, spring: 'security.github.cache.retryDuration' })),
+  githubCacheSize: withEnv('SECURITY_GITHUB_CACHE_SIZE', int('GitHub answers kept in memory (never more than 64 MiB of bodies); the database keeps every copy', { default: 10_000, min: 1, max: 1_000_000, spring: 'security.github.cache.size' })),
+  githubApiUrl: withEnv('GITHUB_API_URL', make('Base URL that every request for `https://api.github.com/…` goes to instead (a GitHub Enterprise API, a test stub)', { default: 'https://api.github.com' }, (raw) => {
+    const value = raw.trim().replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL without query, got "${raw}"`);
+    return value;
+  })),
+  githubProxyAllowedOwners: withEnv('GITHUB_PROXY_ALLOWED_OWNERS', list('Comma-separated GitHub owners whose repositories `GET /github/content` may read (any case); default: the protocol repository\'s owner and `RADAR-base`', {})),
+  securityRadarManagementportalEnabled: withEnv('SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED', bool('App server API needs a ManagementPortal token (radar-auth); unset: `true` in prod, `false` in dev', { spring: 'security.radar.managementportal.enabled' })),
+  securityRadarManagementportalUrl: withEnv('SECURITY_RADAR_MANAGEMENTPORTAL_URL', make('Base URL of another ManagementPortal whose `{url}/oauth/token_key` keys the app server also trusts (this process\'s own keys always count)', { default: '', spring: 'security.radar.managementportal.url' }, (raw) => {
+    const value = raw.trim().replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/?#]/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL, got "${raw}"`);
+    return value;
+  })),
+  securityOauth2ResourceId: withEnv('SECURITY_OAUTH2_RESOURCE_ID', str('Audience (`aud`) an app server token must carry; unset: `resourceName` of `RADAR_IS_CONFIG_LOCATION`, else `res_AppServer`', { spring: 'security.oauth2.resource.id' })),
+  radarIsConfigLocation: withEnv('RADAR_IS_CONFIG_LOCATION', str('Path of a radar-auth `radar_is.yml` (`resourceName`, `publicKeyEndpoints`, `publicKeys`) with further token key sources for the app server', {})),
   springBootAdminClientUrl: withEnv('SPRING_BOOT_ADMIN_CLIENT_URL', httpUrl('Spring Boot Admin server to register this instance with (`POST {url}/instances` every period); unset: no registration', { spring: 'spring.boot.admin.client.url' })),
   springBootAdminClientUsername: withEnv('SPRING_BOOT_ADMIN_CLIENT_USERNAME', str('Basic-auth user for the Spring Boot Admin server', { spring: 'spring.boot.admin.client.username' })),
   springBootAdminClientPassword: withEnv('SPRING_BOOT_ADMIN_CLIENT_PASSWORD', str('Basic-auth password for the Spring Boot Admin server', { spring: 'spring.boot.admin.client.password' })),
@@ -312,7 +343,9 @@ export type DatabaseConfig =
   | { kind: 'pglite' }
   | { kind: 'postgres'; url: string; username?: string; password?: string; poolSize: number };
 
-export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize' | 'managementportalMailFrom' | 'host'> {
+export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourceUrl' | 'springDatasourceUsername' | 'springDatasourcePassword' | 'adminPassword' | 'smtpUrl' | 'springMailHost' | 'springMailPort' | 'springMailUsername' | 'springMailPassword' | 'databasePoolSize' | 'managementportalMailFrom' | 'host' | 'githubProxyAllowedOwners' | 'securityRadarManagementportalEnabled'> {
+  /** Owners `GET /github/content` may read: `GITHUB_PROXY_ALLOWED_OWNERS`, else the protocol repository's owner and `RADAR-base`. */
+  githubProxyAllowedOwners: readonly string[];
   /** Bind address: `HOST`, else `127.0.0.1` in dev and `0.0.0.0` in prod. */
   host: string;
   database: DatabaseConfig;
@@ -323,6 +356,8 @@ export interface Config extends Omit<RawConfig, 'databaseUrl' | 'springDatasourc
   smtpUrl: string | undefined;
   /** Version from package.json, for /actuator/info. */
   version: string;
+  /** `SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED`, else on in prod and off in dev. */
+  securityRadarManagementportalEnabled: boolean;
 }
 
 export class ConfigError extends Error {
@@ -539,7 +574,13 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
     springMailHost: _e, springMailPort: _f, springMailUsername: _g, springMailPassword: _h, databasePoolSize: _i,
     ...rest
   } = values;
-  return { ...rest, host, database, adminPassword, smtpUrl, managementportalMailFrom: mailFrom, version };
+  const githubProxyAllowedOwners = values.githubProxyAllowedOwners?.length
+    ? values.githubProxyAllowedOwners
+    : [...new Set([values.protocolGithubRepoPath.split('/')[0]!, 'RADAR-base'])];
+  return {
+    ...rest, host, database, adminPassword, smtpUrl, managementportalMailFrom: mailFrom, githubProxyAllowedOwners, version,
+    securityRadarManagementportalEnabled: values.securityRadarManagementportalEnabled ?? prod,
+  };
 }
 
 /** Rows for the README's configuration table: canonical name, default, meaning. */

@@ -54,6 +54,8 @@ describe('defaults', () => {
       managementportalFrontendAccessTokenValiditySeconds: 14400,
       managementportalFrontendRefreshTokenValiditySeconds: 259200,
       managementportalCommonAdminPassword: undefined,
+      managementportalUiSessionTimeout: 1800,
+      managementportalUiLogoDir: undefined,
       managementportalCommonBaseUrl: 'http://localhost:8080',
       managementportalCommonManagementPortalBaseUrl: 'http://localhost:8080/managementportal',
       managementportalCommonPrivacyPolicyUrl: 'http://info.thehyve.nl/radar-cns-privacy-policy',
@@ -77,6 +79,21 @@ describe('defaults', () => {
       fcmProjectId: undefined,
       notificationEmailEnabled: false,
       notificationEmailFrom: 'radar@radar.thehyve.nl',
+      protocolGithubRepoPath: 'RADAR-base/RADAR-aRMT-protocols',
+      protocolGithubFileName: 'protocol.json',
+      protocolGithubBranch: 'master',
+      githubClientToken: undefined,
+      githubClientTimeout: 10,
+      githubClientMaxContentLength: 1_000_000,
+      githubCacheDuration: 3600,
+      githubCacheRetryDuration: 60,
+      githubCacheSize: 10_000,
+      githubApiUrl: 'https://api.github.com',
+      githubProxyAllowedOwners: ['RADAR-base'],
+      securityRadarManagementportalEnabled: false,
+      securityRadarManagementportalUrl: '',
+      securityOauth2ResourceId: undefined,
+      radarIsConfigLocation: undefined,
       database: { kind: 'pglite' },
       version: '1.2.3',
     });
@@ -381,6 +398,39 @@ describe('prod defaults (issue 17 item 10)', () => {
     expect(loadConfig({ MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'admin' }).managementportalCommonAdminPassword).toBe('admin');
   });
 });
+
+describe('GitHub and protocols (issue 20)', () => {
+  it('reads the reference\'s names in Spring\'s env forms and SPRING_APPLICATION_JSON', () => {
+    expect(loadConfig({
+      RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_REPO_PATH: 'my-org/protocols', RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_FILE_NAME: 'p.json',
+      RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_BRANCH: 'main', SECURITY_GITHUB_CLIENT_TOKEN: 'ghp_x', SECURITY_GITHUB_CLIENT_TIMEOUT: '5',
+      SECURITY_GITHUB_CLIENT_MAX_CONTENT_LENGTH: '2048', SECURITY_GITHUB_CACHE_DURATION: '60', SECURITY_GITHUB_CACHE_RETRY_DURATION: '5',
+      SECURITY_GITHUB_CACHE_SIZE: '10', GITHUB_API_URL: 'http://127.0.0.1:9999/api/v3/',
+    })).toMatchObject({
+      protocolGithubRepoPath: 'my-org/protocols', protocolGithubFileName: 'p.json', protocolGithubBranch: 'main', githubClientToken: 'ghp_x',
+      githubClientTimeout: 5, githubClientMaxContentLength: 2048, githubCacheDuration: 60, githubCacheRetryDuration: 5, githubCacheSize: 10,
+      githubApiUrl: 'http://127.0.0.1:9999/api/v3', githubProxyAllowedOwners: ['my-org', 'RADAR-base'],
+    });
+    expect(loadConfig({ SPRING_APPLICATION_JSON: '{"security":{"github":{"client":{"maxContentLength":4096}}}}' }).githubClientMaxContentLength).toBe(4096);
+    expect(loadConfig({ SECURITY_GITHUB_CLIENT_MAXCONTENTLENGTH: '4096' }).githubClientMaxContentLength).toBe(4096);
+    expect(loadConfig({ GITHUB_PROXY_ALLOWED_OWNERS: 'a, B' }).githubProxyAllowedOwners).toEqual(['a', 'B']);
+  });
+
+  it('refuses a repository that is not owner/name, a file name with a slash, a URL that is not http(s)', () => {
+    expect(configError({
+      RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_REPO_PATH: 'just-a-name', RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_FILE_NAME: 'dir/p.json',
+      GITHUB_API_URL: 'ftp://example.org', SECURITY_GITHUB_CLIENT_TIMEOUT: '0',
+    }).problems).toEqual([
+      'SECURITY_GITHUB_CLIENT_TIMEOUT: must be between 1 and 600, got 0',
+      'RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_REPO_PATH: must be a GitHub repository as owner/name, got "just-a-name"',
+      'RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_FILE_NAME: must be a file name without "/", got "dir/p.json"',
+      'GITHUB_API_URL: must be an http:// or https:// URL without query, got "ftp://example.org"',
+    ].sort((a, b) => order(a) - order(b)));
+  });
+});
+
+/** Problems come in the order of the settings table. */
+const order = (problem: string) => settingsTable().findIndex((row) => problem.startsWith(`${row.env}:`));
 
 describe('README', () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');

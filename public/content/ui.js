@@ -20,7 +20,7 @@
       var d = new Date(times[i].getAttribute('datetime'));
       if (!isNaN(d.getTime())) {
         times[i].title = times[i].textContent;
-        times[i].textContent = d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZoneName: 'short' });
+        times[i].textContent = d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
       }
     }
     // Buttons that print the page (the print stylesheet keeps only what matters).
@@ -29,5 +29,31 @@
       printers[j].hidden = false;
       printers[j].addEventListener('click', function () { window.print(); });
     }
+  });
+})();
+
+// Project pages: "Load more" appends the next page's rows instead of leaving the page (keyset
+// cursor in the link, so no row repeats); without JavaScript the link opens that page.
+(function () {
+  'use strict';
+  document.addEventListener('click', function (event) {
+    var link = event.target.closest && event.target.closest('a[data-load-more]');
+    if (!link) return;
+    event.preventDefault();
+    link.setAttribute('aria-disabled', 'true');
+    fetch(link.href, { credentials: 'same-origin' }).then(function (response) {
+      if (!response.ok) throw new Error(String(response.status));
+      return response.text();
+    }).then(function (html) {
+      var next = new DOMParser().parseFromString(html, 'text/html');
+      var body = document.querySelector('#subjects tbody');
+      var rows = next.querySelectorAll('#subjects tbody tr');
+      for (var i = 0; i < rows.length; i++) body.appendChild(document.importNode(rows[i], true));
+      ['subjects-count', 'load-more'].forEach(function (id) {
+        var mine = document.getElementById(id);
+        var theirs = next.getElementById(id);
+        if (mine && theirs) mine.innerHTML = theirs.innerHTML;
+      });
+    }).catch(function () { window.location.href = link.href; });
   });
 })();

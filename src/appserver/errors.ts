@@ -31,6 +31,16 @@ export function requireBodyMatchesPath<T>(field: string, bodyValue: T | null | u
   }
 }
 
+/** 401 (radar-spring-auth's `AuthorizationFailedException`); answered with `WWW-Authenticate: Bearer`. */
+export class Unauthorized extends DomainError {
+  constructor(message: string) { super(401, message); }
+}
+
+/** 403 (radar-spring-auth's `ResourceForbiddenException`). */
+export class Forbidden extends DomainError {
+  constructor(message = 'The requested resource is forbidden.') { super(403, message); }
+}
+
 export class Conflict extends DomainError {
   constructor(message: string) { super(409, message); }
 }
@@ -63,6 +73,11 @@ export const appserverErrorFormat: ErrorFormat = {
     };
   },
   custom(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+    if (error instanceof Unauthorized) {
+      // Never the token: the path and the reason only.
+      request.log.warn({ path: request.url.split('?')[0] }, error.message);
+      return reply.code(401).header('www-authenticate', 'Bearer').send(appserverErrorFormat.body(401, error.message, request, error));
+    }
     if (error instanceof NotificationAlreadyExists) {
       return reply.code(409).send({
         message: `${DUPLICATE_NOTIFICATION} ${JSON.stringify(error.dto)}`,

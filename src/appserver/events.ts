@@ -13,9 +13,21 @@ export interface MessageStateChange {
   associatedInfo: Record<string, string> | null;
 }
 
+/**
+ * A refresh of the protocol repository stored new, changed or removed protocol files
+ * (committed); the schedules of the users they serve need generating again.
+ */
+export interface ProtocolChange {
+  /** The repository paths that changed, e.g. `radar/site/london/protocol.json`. */
+  paths: string[];
+  /** The projects those paths belong to (their first segment), each once. */
+  projectIds: string[];
+}
+
 /** Every app-server event and its payload. */
 export type AppserverEvents = {
   'message.state': MessageStateChange;
+  'protocol.changed': ProtocolChange;
 };
 
 export type AppserverEventBus = EventBus<AppserverEvents>;

@@ -17,6 +17,7 @@ import { createUserService } from './users/service.js';
 import { projectRoutes } from './projects/routes.js';
 import { userRoutes } from './users/routes.js';
 import { createMessageService } from './messages/service.js';
+import { createStudyNotifications } from './study-notifications.js';
 import { notificationCodec } from './notifications/codec.js';
 import { notificationRoutes } from './notifications/routes.js';
 import { FcmNotificationDto } from './notifications/schemas.js';
@@ -27,12 +28,38 @@ import { createNotificationEmailSender } from './transmit/email.js';
 import { createFcmSender } from './transmit/fcm.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulerMetrics } from './scheduler/metrics.js';
+import { createGithubClient } from './github/client.js';
+import { createGithubContentCache } from './github/content-cache.js';
+import { createGithubProxy } from './github/proxy.js';
+import { ownerSet } from './github/proxy-url.js';
+import { githubRoutes } from './github/routes.js';
+import { createProtocolService } from './protocols/service.js';
+import { protocolRoutes } from './protocols/routes.js';
+import { access, installGuard } from './security/guard.js';
+import { createAppserverSecurity, type LocalTokenAuthority } from './security/setup.js';
+import type { RadarIsConfig } from './security/radar-is-config.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
+export type { LocalTokenAuthority } from './security/setup.js';
+export { readRadarIsConfig, type RadarIsConfig } from './security/radar-is-config.js';
 
-export const appserverPlugin: FastifyPluginAsync = async (app) => {
+/** The admin UI's view of notifications (its `NotificationDesk`): `app.ts` hands it to the management domain. */
+export const appserverNotificationDesk = (db: Database, bus: Parameters<typeof appserverEvents>[0]) =>
+  createStudyNotifications({ db, events: appserverEvents(bus) });
+
+export interface AppserverPluginOptions {
+  /** The authorization server in this process: its keys and its users' status (issue 21 item 2a). */
+  tokenAuthority: LocalTokenAuthority;
+  /** `readRadarIsConfig(RADAR_IS_CONFIG_LOCATION)`, read before the database opens. */
+  radarIs?: RadarIsConfig;
+  /** Clock in epoch milliseconds (tests move time). */
+  now?: () => number;
+}
+
+export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async (app, { tokenAuthority, radarIs, now = Date.now }) => {
   const db: Database = app.db.db;
   const events = appserverEvents(app.events);
+  const { config } = app;
 
   acceptEmptyJsonBodies(app);
   // A NUL character or a coerced Infinity anywhere in a request: 400, before the database refuses it.
@@ -41,6 +68,18 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   app.setErrorHandler(handler);
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(appserverErrorFormat.body(404, `No endpoint ${request.method} ${request.url.split('?')[0]}`, request, null));
+  });
+
+  const security = createAppserverSecurity({
+    enabled: config.securityRadarManagementportalEnabled,
+    managementportalUrl: config.securityRadarManagementportalUrl,
+    resourceId: config.securityOauth2ResourceId,
+    radarIs,
+  }, { local: tokenAuthority, log: app.log.child({ component: 'appserver-security' }), now });
+  // Before any route: every route from here on is guarded by its line in security/permissions.ts.
+  installGuard(app, { contextPath: config.appserverContextPath, authenticator: security.authenticator });
+  app.addHook('onReady', async () => {
+    if (security.authenticator || config.profile === 'prod') await security.start();
   });
 
   app.addSchema(component('ErrorDetails', ErrorDetails));
@@ -54,14 +93,38 @@ export const appserverPlugin: FastifyPluginAsync = async (app) => {
   const notifications = createMessageService(notificationCodec, { db, events });
   const dataMessages = createMessageService(dataMessageCodec, { db, events });
 
-  await app.register(projectRoutes, { projects });
-  await app.register(userRoutes, { users });
-  await app.register(notificationRoutes, { notifications });
-  await app.register(dataMessageRoutes, { dataMessages });
+  const github = createGithubClient({
+    apiUrl: config.githubApiUrl,
+    token: config.githubClientToken,
+    timeoutMs: config.githubClientTimeout * 1000,
+    maxContentLength: config.githubClientMaxContentLength,
+  });
+  const githubLog = app.log.child({ component: 'github' });
+  const githubCache = createGithubContentCache({
+    db, github, log: githubLog,
+    settings: { durationMs: config.githubCacheDuration * 1000, retryMs: config.githubCacheRetryDuration * 1000, maxEntries: config.githubCacheSize },
+  });
+  const githubProxy = createGithubProxy({ cache: githubCache, allowedOwners: ownerSet(config.githubProxyAllowedOwners) });
+  const protocols = createProtocolService({
+    db, github, events, log: githubLog,
+    source: { repo: config.protocolGithubRepoPath, branch: config.protocolGithubBranch, fileName: config.protocolGithubFileName },
+    durationMs: config.githubCacheDuration * 1000,
+    retryMs: config.githubCacheRetryDuration * 1000,
+  });
+  app.addHook('onClose', async () => {
+    await protocols.close();
+    await githubCache.close();
+  });
+
+  await app.register(projectRoutes, { projects, access });
+  await app.register(userRoutes, { users, access });
+  await app.register(notificationRoutes, { notifications, access });
+  await app.register(dataMessageRoutes, { dataMessages, access });
+  await app.register(protocolRoutes, { protocols, access });
+  await app.register(githubRoutes, { proxy: githubProxy });
 
   // The scheduler (and FCM with it) runs only where enabled: an API-only process needs no credentials.
   const metrics = createSchedulerMetrics(app.metrics);
-  const { config } = app;
   if (config.schedulerEnabled) {
     const log = app.log.child({ component: 'scheduler' });
     const fcm = await createFcmSender(config, log);

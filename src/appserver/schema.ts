@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, index, integer, jsonb, pgSchema, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, index, integer, jsonb, pgSchema, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamps, timestamptz } from '../platform/db-columns.js';
 
 export const appserver = pgSchema('appserver');
@@ -121,3 +121,30 @@ export const messageStateEvents = appserver.table('message_state_events', {
 }, (t) => [index('message_state_events_message_idx').on(t.messageId)]);
 export type MessageStateEventRow = typeof messageStateEvents.$inferSelect;
 export type NewStateEvent = typeof messageStateEvents.$inferInsert;
+
+/**
+ * The last good copy of each GitHub answer `GET /github/content` served (the questionnaire app
+ * reads its protocols and questionnaires through it), so a restarted instance serves them while
+ * GitHub is unreachable. `url` is the normalised `https://api.github.com/…` URL.
+ */
+export const githubResponses = appserver.table('github_responses', {
+  url: text('url').primaryKey(),
+  body: text('body').notNull(),
+  contentType: text('content_type').notNull(),
+  fetchedAt: timestamptz('fetched_at').notNull(),
+});
+export type GithubResponseRow = typeof githubResponses.$inferSelect;
+
+/**
+ * The last good copy of each protocol file of the protocol repository (`{projectId}[/k/v…]/{file}`),
+ * exactly as GitHub holds it. `sha` is its git blob sha: a refresh downloads only changed files.
+ */
+export const protocolFiles = appserver.table('protocol_files', {
+  // `owner/name@branch`: a changed repository setting never serves the old repository's files.
+  source: text('source').notNull(),
+  path: text('path').notNull(),
+  sha: text('sha').notNull(),
+  content: text('content').notNull(),
+  fetchedAt: timestamptz('fetched_at').notNull(),
+}, (t) => [primaryKey({ name: 'protocol_files_pkey', columns: [t.source, t.path] })]);
+export type ProtocolFileRow = typeof protocolFiles.$inferSelect;

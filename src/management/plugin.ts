@@ -31,6 +31,7 @@ import { oauthRoutes } from './oauth/routes.js';
 import { createFailedAttemptLimiter } from './oauth/limiter.js';
 import { authorizeRoutes } from './oauth/authorize/routes.js';
 import { createAuthorizeService } from './oauth/authorize/service.js';
+import { createApprovalService } from './oauth/authorize/approvals.js';
 import { createBearerAuth } from './security/bearer-auth.js';
 import { createSessionAuth } from './security/session-auth.js';
 import { logoutRoutes } from './security/logout-routes.js';
@@ -51,6 +52,7 @@ import { createPairingService } from './pairing/service.js';
 import { managementApi } from './api/routes.js';
 import { registerPageSupport } from './pages.js';
 import { adminUi } from './ui/plugin.js';
+import type { NotificationDesk } from './ui/notifications/desk.js';
 import { createPasswordSignIn } from './oauth/sign-in.js';
 import { auditsRoutes } from './api/audits/routes.js';
 import { createAuditService } from './api/audits/service.js';
@@ -83,6 +85,8 @@ import { usersRoutes } from './api/users/routes.js';
 import { createUserService } from './api/users/service.js';
 
 export { managementSettings, type ManagementSettings } from './settings.js';
+export type { NotificationDesk } from './ui/notifications/desk.js';
+export { localTokenAuthority, type LocalTokenAuthority } from './oauth/resource-server.js';
 
 export const DEFAULT_KEY_STORE = 'config/keystore.p12';
 export const REFERENCE_KEY_STORE = '/mp-includes/config/keystore.p12';
@@ -116,9 +120,11 @@ export interface ManagementPluginOptions {
   now?: () => number;
   /** Load the dev profile's demo data (managementportal.md §9). */
   demoData?: boolean;
+  /** The app server's notifications for the admin UI's pages (undefined: those pages say it is unavailable). */
+  notificationDesk?: NotificationDesk | undefined;
 }
 
-export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { settings, keys, now = Date.now, demoData = false }) => {
+export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { settings, keys, now = Date.now, demoData = false, notificationDesk }) => {
   const db: Database = app.db.db;
   const log = app.log.child({ component: 'management' });
 
@@ -190,6 +196,8 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     users: createUserService({ db, now, onUserCreated: (user) => accountMail.creation(user) }),
   };
   const { account, pairing } = services;
+  // Password-reset requests count together, whether asked through the API or the admin UI's page.
+  const resetLimiter = createResetRequestLimiter({ now });
 
   // Each route module gets only what it uses.
   await app.register(managementApi, {
@@ -198,7 +206,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       await api.register(publicRoutes, { service: services.publicProjects, profile: settings.profile, hiddenSubjectFields: settings.hiddenSubjectFields });
       // The cookie path of the sign-in pages (oauth/authorize/routes.ts).
       await api.register(logoutRoutes, { session: sessionAuth, cookiePath: `${app.prefix}/` });
-      await api.register(publicAccountRoutes, { account, limiter: createResetRequestLimiter({ now }) });
+      await api.register(publicAccountRoutes, { account, limiter: resetLimiter });
       await api.register(publicMetaTokenRoutes, { pairing, limiter: createMetaTokenReadLimiter({ maxPerMinute: settings.metaTokenReadsPerMinute, now }) });
     },
     secured: async (api) => {
@@ -233,9 +241,14 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       now,
     });
     await pages.register(adminUi, {
-      sessions, sessionAuth, now, logoDir: settings.ui.logoDir,
+      sessions, sessionAuth, now, logoDir: settings.ui.logoDir, hiddenSubjectFields: settings.hiddenSubjectFields,
       signIn: createPasswordSignIn({ db, limiter }),
-      services: { projects: services.projects },
+      services: {
+        projects: services.projects, oauthClients: services.oauthClients, users: services.users, account, organizations: services.organizations,
+        approvals: createApprovalService({ db, now }), resetLimiter, sourceTypes: services.sourceTypes, audits: services.audits,
+        subjects: services.subjects, groups: services.groups, sources: services.sources, pairing,
+      },
+      notificationDesk,
     });
   });
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { startGithubStub, type GithubStub } from '../helpers/github-stub.js';
 
 const run = promisify(execFile);
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -16,12 +17,19 @@ const examples = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
 
 let t: TestApp;
 let base: string;
+let github: GithubStub;
 beforeAll(async () => {
-  t = await buildTestApp();
+  // The protocol examples read the protocol repository: the stub holds one for the README's project.
+  github = await startGithubStub();
+  github.setFiles({ 'study-1/protocol.json': '{"name":"study-1","protocols":[]}' });
+  t = await buildTestApp({ GITHUB_API_URL: github.url });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t.close();
+  await github.close();
+});
 
 describe('README curl examples', () => {
   it('has examples for a project, a user and a notification', () => {

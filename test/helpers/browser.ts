@@ -51,3 +51,49 @@ export async function signIn(page: Page, base: string, username = 'admin', passw
   await page.getByLabel('Password').fill(password);
   await Promise.all([page.waitForURL((url) => !url.pathname.endsWith('/login')), page.getByRole('button', { name: 'Sign in' }).click()]);
 }
+
+/**
+ * The accessibility rules every admin page keeps (issue 19 item 7): `<html lang>`, `<nav>` (when
+ * signed in) and `<main>`, one `<h1>`, every `<img>` with `alt`, every control named by a label,
+ * `aria-label(ledby)` or its text. Returns what breaks them (empty when none).
+ */
+export async function accessibilityProblems(page: Page, opts: { signedIn: boolean }): Promise<string[]> {
+  return page.evaluate((signedIn) => {
+    // Runs in the page; the test project has no DOM types, so the little it uses is typed here.
+    interface El {
+      tagName: string; name?: string; id?: string; type?: string; value?: string; textContent: string | null;
+      labels?: { length: number } | null; getAttribute(name: string): string | null; hasAttribute(name: string): boolean;
+    }
+    const document = (globalThis as unknown as { document: { documentElement: { lang: string }; querySelectorAll(selector: string): Iterable<El> & { length: number } } }).document;
+    const problems: string[] = [];
+    if (!document.documentElement.lang) problems.push('<html> without lang');
+    if (document.querySelectorAll('main').length !== 1) problems.push('not exactly one <main>');
+    if (signedIn && document.querySelectorAll('nav').length === 0) problems.push('no <nav>');
+    const h1 = document.querySelectorAll('h1').length;
+    if (h1 !== 1) problems.push(`${h1} <h1> elements`);
+    for (const img of document.querySelectorAll('img')) if (!img.hasAttribute('alt')) problems.push(`<img src=${img.getAttribute('src')}> without alt`);
+    const controls = document.querySelectorAll('input:not([type=hidden]), select, textarea, button');
+    for (const el of controls) {
+      const named = (el.labels?.length ?? 0) > 0 || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby')
+        || (el.tagName === 'BUTTON' && el.textContent?.trim()) || (el.type === 'submit' && el.value);
+      if (!named) problems.push(`unnamed ${el.tagName.toLowerCase()} ${el.name || el.id || ''}`);
+    }
+    return problems;
+  }, opts.signedIn);
+}
+
+/** Bytes of HTML, CSS and JS a page load transferred (issue 19: at most 150 KB a page). */
+export async function pageWeight(page: Page, url: string): Promise<number> {
+  let bytes = 0;
+  const count = async (response: import('playwright-core').Response) => {
+    const type = response.headers()['content-type'] ?? '';
+    if (/text\/html|text\/css|javascript/.test(type)) bytes += (await response.body().catch(() => Buffer.alloc(0))).length;
+  };
+  const pending: Promise<void>[] = [];
+  const listener = (response: import('playwright-core').Response) => { pending.push(count(response)); };
+  page.on('response', listener);
+  await page.goto(url, { waitUntil: 'load' });
+  page.off('response', listener);
+  await Promise.all(pending);
+  return bytes;
+}

@@ -58,6 +58,17 @@ describe('the code documentation under APPSERVER_CONTEXT_PATH', () => {
   });
 });
 
+describe('the code documentation with the app server\'s token check on', () => {
+  let t: TestApp;
+  beforeAll(async () => { t = await buildTestApp({ SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED: 'true' }); });
+  afterAll(async () => { await t.close(); });
+
+  it('stays open', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/projects' })).statusCode).toBe(401);
+    expect((await t.app.inject({ method: 'GET', url: '/java-docs/index.html' })).statusCode).toBe(200);
+  });
+});
+
 describe('without built documentation', () => {
   it('answers 404', async () => {
     const app = Fastify();

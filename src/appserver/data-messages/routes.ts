@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { MessageService } from '../messages/service.js';
+import type { Access } from '../security/guard.js';
 import { EmptyBody, errors, IdParams, ProjectIdParams, SubjectIdParams, SubjectParams } from '../schemas.js';
 import {
   FcmDataMessageBody, FcmDataMessageDtoRef, FcmDataMessagesIn, FcmDataMessagesOut,
@@ -9,18 +10,18 @@ import {
 const tags = ['appserver: data messages'];
 const U = '/projects/:projectId/users/:subjectId/messaging/data';
 
-export const dataMessageRoutes: FastifyPluginAsyncTypebox<{ dataMessages: MessageService<FcmDataMessageBodyT, FcmDataMessageDtoT> }> = async (app, { dataMessages }) => {
+export const dataMessageRoutes: FastifyPluginAsyncTypebox<{ dataMessages: MessageService<FcmDataMessageBodyT, FcmDataMessageDtoT>; access: Access }> = async (app, { dataMessages, access }) => {
   app.get('/messaging/data', {
-    schema: { tags, summary: 'All data messages', response: { 200: FcmDataMessagesOut } },
-  }, async () => ({ dataMessages: await dataMessages.list() }));
+    schema: { tags, summary: 'The data messages the token may read', response: { 200: FcmDataMessagesOut } },
+  }, async (req) => ({ dataMessages: await dataMessages.list(access.scope(req)) }));
 
   app.get('/messaging/data/:id', {
     schema: { tags, summary: 'A data message by id', params: IdParams, response: { 200: FcmDataMessageDtoRef, ...errors(400, 404) } },
-  }, async (req) => dataMessages.get(req.params.id));
+  }, async (req) => dataMessages.get(req.params.id, access.scope(req)));
 
   app.get('/projects/:projectId/messaging/data', {
     schema: { tags, summary: 'Data messages of all users of a project', params: ProjectIdParams, response: { 200: FcmDataMessagesOut, ...errors(404) } },
-  }, async (req) => ({ dataMessages: await dataMessages.listOfProject(req.params.projectId) }));
+  }, async (req) => ({ dataMessages: await dataMessages.listOfProject(req.params.projectId, access.scope(req)) }));
 
   app.get(U, {
     schema: { tags, summary: "A user's data messages", params: SubjectParams, response: { 200: FcmDataMessagesOut, ...errors(404) } },

@@ -1,7 +1,8 @@
 import { and, asc, count, eq, getTableColumns, inArray } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
 import { bulkInsert } from '../../platform/bulk-insert.js';
-import { messages, messageStateEvents, users, type MessageKind, type MessageRow, type NewMessageRow, type NewStateEvent } from '../schema.js';
+import { scopeCondition, type ReadScope } from '../read-scope-queries.js';
+import { messages, messageStateEvents, projects, users, type MessageKind, type MessageRow, type NewMessageRow, type NewStateEvent } from '../schema.js';
 
 type InsertedColumn = Exclude<keyof MessageRow, 'id' | 'createdAt' | 'updatedAt'>;
 const INSERT_COLUMNS = Object.keys(getTableColumns(messages)).filter((k) => !['id', 'createdAt', 'updatedAt'].includes(k)) as InsertedColumn[];
@@ -62,15 +63,29 @@ export const findUserMessage = async (db: Executor, kind: MessageKind, userId: n
   return (await (lock ? query.for('update') : query))[0];
 };
 
-export const listMessages = (db: Executor, kind: MessageKind) =>
-  db.select().from(messages).where(eq(messages.kind, kind)).orderBy(asc(messages.id));
+/** A message with the projectId and subjectId of its user. */
+export const findMessageWithOwner = async (db: Executor, kind: MessageKind, id: number) =>
+  (await db.select({ message: messages, projectId: projects.projectId, subjectId: users.subjectId }).from(messages)
+    .innerJoin(users, eq(messages.userId, users.id)).innerJoin(projects, eq(users.projectId, projects.id))
+    .where(and(eq(messages.id, id), eq(messages.kind, kind))).limit(1))[0];
+
+/** The messages of a kind inside `scope`. */
+export const listMessages = async (db: Executor, kind: MessageKind, scope: ReadScope) => {
+  if (scope.all) return db.select().from(messages).where(eq(messages.kind, kind)).orderBy(asc(messages.id));
+  return (await db.select({ message: messages }).from(messages)
+    .innerJoin(users, eq(messages.userId, users.id)).innerJoin(projects, eq(users.projectId, projects.id))
+    .where(and(eq(messages.kind, kind), scopeCondition(scope, projects.projectId, users.subjectId)))
+    .orderBy(asc(messages.id))).map((r) => r.message);
+};
 
 export const listUserMessages = (db: Executor, kind: MessageKind, userId: number) =>
   db.select().from(messages).where(and(eq(messages.kind, kind), eq(messages.userId, userId))).orderBy(asc(messages.id));
 
-export const listProjectMessages = async (db: Executor, kind: MessageKind, projectRowId: number) =>
+export const listProjectMessages = async (db: Executor, kind: MessageKind, projectRowId: number, scope: ReadScope) =>
   (await db.select({ message: messages }).from(messages).innerJoin(users, eq(messages.userId, users.id))
-    .where(and(eq(messages.kind, kind), eq(users.projectId, projectRowId))).orderBy(asc(messages.id))).map((r) => r.message);
+    .innerJoin(projects, eq(users.projectId, projects.id))
+    .where(and(eq(messages.kind, kind), eq(users.projectId, projectRowId), scopeCondition(scope, projects.projectId, users.subjectId)))
+    .orderBy(asc(messages.id))).map((r) => r.message);
 
 export const updateMessage = async (db: Executor, id: number, values: Partial<NewMessageRow>) =>
   (await db.update(messages).set({ ...values, updatedAt: new Date() }).where(eq(messages.id, id)).returning())[0];
@@ -116,3 +131,8 @@ export const countExternalStateEvents = async (db: Executor, messageId: number) 
 /** Ids and kinds of all of a user's messages (to tell listeners when the user is deleted). */
 export const listMessageIdsOfUser = (db: Executor, userId: number) =>
   db.select({ id: messages.id, kind: messages.kind }).from(messages).where(eq(messages.userId, userId));
+
+/** The state events of several messages, oldest first (the admin UI's notification history). */
+export const listStateEventsOfMessages = (db: Executor, messageIds: number[]) =>
+  messageIds.length === 0 ? Promise.resolve([])
+    : db.select().from(messageStateEvents).where(inArray(messageStateEvents.messageId, messageIds)).orderBy(asc(messageStateEvents.time), asc(messageStateEvents.id));

@@ -8,7 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Database, Executor } from '../../platform/database.js';
-import { BadRequest, Conflict, InvalidDetails, NotFound, requireBodyMatchesPath } from '../errors.js';
+import { BadRequest, Conflict, Forbidden, InvalidDetails, NotFound, requireBodyMatchesPath } from '../errors.js';
+import { inScope, type ReadScope } from '../read-scope-queries.js';
 import type { AppserverEventBus, MessageStateChange } from '../events.js';
 import { epochSeconds, parseOptionalInstant } from '../instant.js';
 import type { DeliveryState, MessageKind, MessageRow, MessageState, MessageStateEventRow, NewMessageRow } from '../schema.js';
@@ -97,16 +98,24 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
     return message;
   }
 
+  /** Reference leak fixed: the id routes showed any user's message to any token with the route's permission. */
+  async function findInScope(id: number, scope: ReadScope) {
+    const found = await q.findMessageWithOwner(db, kind, id);
+    // Reference bug fixed: an unknown id answered 200 with an empty DTO (or an empty event list).
+    if (!found) throw new NotFound(`${label} not found with id ${id}`);
+    if (!inScope(scope, found.projectId, found.subjectId)) throw new Forbidden();
+    return found.message;
+  }
+
   return {
     codec,
 
-    list: async () => (await q.listMessages(db, kind)).map(codec.toDto),
+    /** The messages inside `scope`. */
+    list: async (scope: ReadScope) => (await q.listMessages(db, kind, scope)).map(codec.toDto),
 
-    async get(id: number) {
-      const row = await q.findMessage(db, kind, id);
-      // Reference bug fixed: an unknown id answered 200 with an empty DTO.
-      if (!row) throw new NotFound(`${label} not found with id ${id}`);
-      return codec.toDto(row);
+    /** A message by id: 404 when unknown, 403 when its user is outside `scope`. */
+    async get(id: number, scope: ReadScope) {
+      return codec.toDto(await findInScope(id, scope));
     },
 
     async listOfUser(projectId: string, subjectId: string) {
@@ -114,9 +123,10 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
       return (await q.listUserMessages(db, kind, user.id)).map(codec.toDto);
     },
 
-    async listOfProject(projectId: string) {
+    /** The project's messages inside `scope`; 404 for an unknown project. */
+    async listOfProject(projectId: string, scope: ReadScope) {
       const project = await requireProject(db, projectId);
-      return (await q.listProjectMessages(db, kind, project.id)).map(codec.toDto);
+      return (await q.listProjectMessages(db, kind, project.id, scope)).map(codec.toDto);
     },
 
     /** Adds one message; throws the codec's duplicate error when it repeats an existing one. */
@@ -203,7 +213,11 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
     },
 
     /** State events of a message by id alone (an unknown id has none). */
-    listStateEvents: async (id: number) => (await q.listStateEventsOfKind(db, kind, id)).map(toStateEventDto),
+    /** A message's state events: 404 when the message is unknown, 403 when its user is outside `scope`. */
+    async listStateEvents(id: number, scope: ReadScope) {
+      await findInScope(id, scope);
+      return (await q.listStateEventsOfKind(db, kind, id)).map(toStateEventDto);
+    },
 
     async listUserStateEvents(projectId: string, subjectId: string, id: number) {
       const { user } = await requireSubject(db, projectId, subjectId);

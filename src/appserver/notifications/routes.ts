@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { MessageService } from '../messages/service.js';
+import type { Access } from '../security/guard.js';
 import { NotificationStateEventDto, StateEventBody } from '../messages/schemas.js';
 import { EmptyBody, errors, Id, IdParams, MessageIdParams, ProjectIdParams, ScheduleQuery, SubjectIdParams, SubjectParams } from '../schemas.js';
 import {
@@ -12,18 +13,18 @@ const tags = ['appserver: notifications'];
 const U = '/projects/:projectId/users/:subjectId/messaging/notifications';
 const StateEvents = Type.Array(NotificationStateEventDto);
 
-export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: MessageService<FcmNotificationBodyT, FcmNotificationDtoT> }> = async (app, { notifications }) => {
+export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: MessageService<FcmNotificationBodyT, FcmNotificationDtoT>; access: Access }> = async (app, { notifications, access }) => {
   app.get('/messaging/notifications', {
-    schema: { tags, summary: 'All notifications', response: { 200: FcmNotificationsOut } },
-  }, async () => ({ notifications: await notifications.list() }));
+    schema: { tags, summary: 'The notifications the token may read', response: { 200: FcmNotificationsOut } },
+  }, async (req) => ({ notifications: await notifications.list(access.scope(req)) }));
 
   app.get('/messaging/notifications/:id', {
     schema: { tags, summary: 'A notification by id', params: IdParams, response: { 200: FcmNotificationDtoRef, ...errors(400, 404) } },
-  }, async (req) => notifications.get(req.params.id));
+  }, async (req) => notifications.get(req.params.id, access.scope(req)));
 
   app.get('/projects/:projectId/messaging/notifications', {
     schema: { tags, summary: 'Notifications of all users of a project', params: ProjectIdParams, response: { 200: FcmNotificationsOut, ...errors(404) } },
-  }, async (req) => ({ notifications: await notifications.listOfProject(req.params.projectId) }));
+  }, async (req) => ({ notifications: await notifications.listOfProject(req.params.projectId, access.scope(req)) }));
 
   app.get(U, {
     schema: { tags, summary: "A user's notifications", params: SubjectParams, response: { 200: FcmNotificationsOut, ...errors(404) } },
@@ -90,9 +91,9 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: Mess
   app.get('/messaging/notifications/:notificationId/state_events', {
     schema: {
       tags, summary: 'State events of a notification', params: Type.Object({ notificationId: Id() }),
-      response: { 200: StateEvents, ...errors(400) },
+      response: { 200: StateEvents, ...errors(400, 404) },
     },
-  }, async (req) => notifications.listStateEvents(req.params.notificationId));
+  }, async (req) => notifications.listStateEvents(req.params.notificationId, access.scope(req)));
 
   app.get(`${U}/:notificationId/state_events`, {
     schema: { tags, summary: "State events of a user's notification", params: MessageIdParams, response: { 200: StateEvents, ...errors(400, 404) } },

@@ -2,13 +2,17 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, IdQuery, ProjectIdParams } from '../schemas.js';
 import { ProjectBody, ProjectDtoRef, ProjectDtos } from './schemas.js';
 import type { ProjectService } from './service.js';
+import { noProjectPermission, type Access } from '../security/guard.js';
 
 const tags = ['appserver: projects'];
 
-export const projectRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectService }> = async (app, { projects }) => {
+export const projectRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectService; access: Access }> = async (app, { projects, access }) => {
   app.post('/projects', {
     schema: { tags, summary: 'Create a project', body: ProjectBody, response: { 201: ProjectDtoRef, ...errors(400, 409, 417) } },
   }, async (req, reply) => {
+    const { projectId } = req.body;
+    // Kept from the reference: a participant may create its own project (the questionnaire app does, clients.md §2.1).
+    if (projectId) access.require(req, { project: projectId }, noProjectPermission(projectId));
     const dto = await projects.create(req.body);
     return reply.code(201).header('location', `/projects/project?id=${dto.id}`).send(dto);
   });
@@ -31,12 +35,16 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ projects: ProjectService
   }, async (req) => projects.update(req.params.projectId, req.body));
 
   app.get('/projects', {
-    schema: { tags, summary: 'All projects', response: { 200: ProjectDtos } },
-  }, async () => ({ projects: await projects.list() }));
+    schema: { tags, summary: 'The projects the token may read', response: { 200: ProjectDtos } },
+  }, async (req) => ({ projects: await projects.list(access.scope(req)) }));
 
   app.get('/projects/project', {
     schema: { tags, summary: 'A project by its numeric id', querystring: IdQuery, response: { 200: ProjectDtoRef, ...errors(400, 404, 417) } },
-  }, async (req) => projects.getById(req.query.id));
+  }, async (req) => {
+    const dto = await projects.getById(req.query.id);
+    access.require(req, { project: dto.projectId }, noProjectPermission(dto.projectId));
+    return dto;
+  });
 
   app.get('/projects/:projectId', {
     schema: { tags, summary: 'A project by its projectId', params: ProjectIdParams, response: { 200: ProjectDtoRef, ...errors(404) } },

@@ -2,6 +2,7 @@ import type { Database } from '../../platform/database.js';
 import { InvalidDetails, NotFound, requireBodyMatchesPath } from '../errors.js';
 import { epochSeconds } from '../instant.js';
 import type { ProjectRow } from '../schema.js';
+import type { ReadScope } from '../read-scope-queries.js';
 import * as q from './queries.js';
 import type { ProjectBodyT, ProjectDtoT } from './schemas.js';
 
@@ -16,8 +17,9 @@ const describe = (body: ProjectBodyT) => `ProjectDto(id=${body.id ?? null}, proj
 
 export function createProjectService({ db }: { db: Database }) {
   return {
-    async list() {
-      return (await q.listProjects(db)).map(toProjectDto);
+    /** The projects inside `scope`. */
+    async list(scope: ReadScope) {
+      return (await q.listProjects(db, scope)).map(toProjectDto);
     },
 
     async getById(id: number | undefined) {

@@ -1,5 +1,6 @@
 import { and, asc, eq, ne } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
+import { scopeCondition, type ReadScope } from '../read-scope-queries.js';
 import { projects, users, type UserRow, type NewUser } from '../schema.js';
 
 /** A user with the projectId string of its project, as the DTO shows it. */
@@ -8,10 +9,12 @@ export interface UserWithProject { user: UserRow; projectId: string }
 const selectUsers = (db: Executor) =>
   db.select({ user: users, projectId: projects.projectId }).from(users).innerJoin(projects, eq(users.projectId, projects.id));
 
-export const listUsers = (db: Executor): Promise<UserWithProject[]> => selectUsers(db).orderBy(asc(users.id));
+/** The users inside `scope`. */
+export const listUsers = (db: Executor, scope: ReadScope): Promise<UserWithProject[]> =>
+  selectUsers(db).where(scopeCondition(scope, projects.projectId, users.subjectId)).orderBy(asc(users.id));
 
-export const listUsersOfProject = (db: Executor, projectRowId: number): Promise<UserWithProject[]> =>
-  selectUsers(db).where(eq(users.projectId, projectRowId)).orderBy(asc(users.id));
+export const listUsersOfProject = (db: Executor, projectRowId: number, scope: ReadScope): Promise<UserWithProject[]> =>
+  selectUsers(db).where(and(eq(users.projectId, projectRowId), scopeCondition(scope, projects.projectId, users.subjectId))).orderBy(asc(users.id));
 
 export const findUserById = async (db: Executor, id: number): Promise<UserWithProject | undefined> =>
   (await selectUsers(db).where(eq(users.id, id)).limit(1))[0];

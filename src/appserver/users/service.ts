@@ -5,6 +5,7 @@ import type { AppserverEventBus } from '../events.js';
 import { epochSeconds, parseInstant, parseOptionalInstant } from '../instant.js';
 import { findProjectByProjectId } from '../projects/queries.js';
 import type { ProjectRow, UserRow } from '../schema.js';
+import type { ReadScope } from '../read-scope-queries.js';
 import * as q from './queries.js';
 import type { FcmUserBodyT, FcmUserDtoT } from './schemas.js';
 
@@ -65,12 +66,14 @@ export function createUserService({ db, events, clock = () => new Date() }: { db
   }
 
   return {
-    list: async () => (await q.listUsers(db)).map(toUserDto),
+    /** The users inside `scope`. */
+    list: async (scope: ReadScope) => (await q.listUsers(db, scope)).map(toUserDto),
 
-    async listOfProject(projectId: string) {
+    /** The project's users inside `scope`; 404 for an unknown project. */
+    async listOfProject(projectId: string, scope: ReadScope) {
       const project = await findProjectByProjectId(db, projectId);
       if (!project) throw new NotFound(`Project not found with projectId ${projectId}`);
-      return (await q.listUsersOfProject(db, project.id)).map(toUserDto);
+      return (await q.listUsersOfProject(db, project.id, scope)).map(toUserDto);
     },
 
     async getById(id: number | undefined) {

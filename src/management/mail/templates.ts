@@ -2,7 +2,9 @@
  * The account e-mails of managementportal.md §11, in English: the creation mail (new account, or
  * a new activation link) and the password-reset mail. Each is plain text plus an HTML
  * alternative; the wording follows the reference's `messages_en.properties`. Both link to the
- * admin UI's reset page, `{MANAGEMENTPORTAL_COMMON_MANAGEMENT_PORTAL_BASE_URL}/#/reset/finish?key=`.
+ * admin UI's reset page, `{MANAGEMENTPORTAL_COMMON_MANAGEMENT_PORTAL_BASE_URL}/account/reset/finish?key=`
+ * (the reference's Angular app had `#/reset/finish?key=`; the UI's script forwards such links
+ * from mails sent before).
  * Pure functions: nothing here sends or logs.
  */
 import type { MailMessage } from '../../platform/mail.js';
@@ -30,7 +32,7 @@ const SIGNATURE = 'ManagementPortal Team.';
 
 /** The admin UI's page that sets a password with a reset key. */
 export function resetLink(baseUrl: string, resetKey: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/#/reset/finish?key=${encodeURIComponent(resetKey)}`;
+  return `${baseUrl.replace(/\/+$/, '')}/account/reset/finish?key=${encodeURIComponent(resetKey)}`;
 }
 
 /**

@@ -46,3 +46,8 @@ export async function findServerSecret(db: Executor, name: string): Promise<stri
   const [row] = await db.select({ value: serverSecrets.value }).from(serverSecrets).where(eq(serverSecrets.name, name)).limit(1);
   return row?.value;
 }
+
+/** Stores a server secret, replacing one of that name. */
+export async function upsertServerSecret(db: Executor, name: string, value: string): Promise<void> {
+  await db.insert(serverSecrets).values({ name, value }).onConflictDoUpdate({ target: serverSecrets.name, set: { value } });
+}

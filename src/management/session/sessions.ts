@@ -19,7 +19,7 @@ import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession, u
 
 /** The default idle timeout (`PT30M`). */
 export const SESSION_TTL_SECONDS = 1800;
-/** A load extends the session only when its expiry moved this little since: one write a minute, not one a request. */
+/** A load extends the session once this much of its idle time has passed: one write a minute (at most), not one a request. */
 const EXTEND_AFTER_MS = 60_000;
 /** The cookie the sign-in pages set and session authentication reads. */
 export const SESSION_COOKIE = 'mp_oauth_session';
@@ -53,6 +53,7 @@ export interface SessionStore {
 
 export function createSessionStore(deps: { db: Database; now: () => number; ttlSeconds?: number }): SessionStore {
   const ttlMs = (deps.ttlSeconds ?? SESSION_TTL_SECONDS) * 1000;
+  const extendAfterMs = Math.min(EXTEND_AFTER_MS, ttlMs / 2);
   const expiry = () => new Date(deps.now() + ttlMs);
 
   async function create(pending: PendingAuthorization | null): Promise<Session> {
@@ -71,7 +72,7 @@ export function createSessionStore(deps: { db: Database; now: () => number; ttlS
         await deleteSession(deps.db, row.id);
         return undefined;
       }
-      if (row.expiresAt.getTime() < deps.now() + ttlMs - EXTEND_AFTER_MS) await updateSession(deps.db, row.id, { expiresAt: expiry() });
+      if (row.expiresAt.getTime() < deps.now() + ttlMs - extendAfterMs) await updateSession(deps.db, row.id, { expiresAt: expiry() });
       return { id, csrfToken: row.csrfToken, userLogin: row.userLogin, authenticatedAt: row.authenticatedAt, pending: row.pending };
     },
     create,

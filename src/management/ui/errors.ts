@@ -4,6 +4,7 @@
  * `Retry-After` for too many failed sign-ins). A 5xx is logged and shows no detail.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../platform/errors.js';
 import { TooManyFailedAttempts } from '../oauth/limiter.js';
 import { CsrfRejected, render } from './context.js';
 import type { MessageKey } from './i18n.js';
@@ -25,4 +26,14 @@ export function uiErrorHandler(error: FastifyError & { status?: number }, reques
           : error.validation ? ui.t('error.400')
             : error.message || ui.t(GENERIC[status] ?? 'error.400');
   return render(request, reply, 'error', { title: ui.t('error.title'), message, status }, status);
+}
+
+/**
+ * The message a form shows again in its alert when a service refuses what was typed (400, 404,
+ * 409: a taken name, a weak password, an unknown key); undefined for anything else (403 and 5xx
+ * go to the error page).
+ */
+export function formRefusal(error: unknown): { message: string; status: number } | undefined {
+  if (!(error instanceof DomainError) || error.status === 403 || error.status < 400 || error.status >= 500) return undefined;
+  return { message: error.message, status: error.status === 404 ? 400 : error.status };
 }

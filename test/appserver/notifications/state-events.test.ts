@@ -108,20 +108,22 @@ describe('POST {U}/messaging/notifications/{id}/state_events (E3)', () => {
 });
 
 describe('GET state events (E1, E2)', () => {
-  it('E1 lists a notification\'s events by id alone; an unknown id gives []', async () => {
+  it('E1 lists a notification\'s events by id alone; an unknown id gives 404', async () => {
     const s = await aSubject(t.app);
     const n = await aStoredNotification(t.app, s);
     expectStatus(await postEvent(s, n.id, { state: 'OPENED', time: 1908977400 }), 200);
     const byId = expectStatus(await call(t.app, 'GET', `/messaging/notifications/${n.id}/state_events`), 200);
     expect(byId).toEqual(await eventsOf(s, n.id));
     expect(byId.map((e: { state: string }) => e.state)).toEqual(['ADDED', 'SCHEDULED', 'OPENED']);
-    expect(expectStatus(await call(t.app, 'GET', '/messaging/notifications/999999999/state_events'), 200)).toEqual([]);
+    // Reference bug fixed (issue 21 item 7): an unknown id listed [] instead of 404.
+    expect(expectStatus(await call(t.app, 'GET', '/messaging/notifications/999999999/state_events'), 404))
+      .toEqual(errorBody(404, 'Notification not found with id 999999999', '/messaging/notifications/999999999/state_events'));
   });
 
   it('E1 does not list a data message\'s events', async () => {
     const s = await aSubject(t.app);
     const d = expectStatus(await call(t.app, 'POST', messagingPath(s, 'data'), aDataMessage()), 201);
-    expect(expectStatus(await call(t.app, 'GET', `/messaging/notifications/${d.id}/state_events`), 200)).toEqual([]);
+    expect(expectStatus(await call(t.app, 'GET', `/messaging/notifications/${d.id}/state_events`), 404).message).toBe(`Notification not found with id ${d.id}`);
   });
 
   it('E2 answers 404 for another user\'s notification and for an unknown project', async () => {

@@ -80,7 +80,7 @@ it('keeps the reset key while the mail server is down and delivers the mail once
   await until(() => expect(received).toHaveLength(1));
 
   const text = mimeParts(received[0]!).find((p) => p.type === 'text/plain')!.body;
-  expect(text).toContain(`/#/reset/finish?key=${key}`);
+  expect(text).toContain(`/account/reset/finish?key=${key}`);
   await until(() => expect(captured.text()).toMatch(new RegExp(`"login":"${login}","attempt":2.*"account mail sent"`)));
   expect(captured.text()).not.toContain(key);
 

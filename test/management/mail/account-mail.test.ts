@@ -65,7 +65,7 @@ async function mailTo(address: string, count = 1): Promise<ReceivedMail> {
   return smtp.mails.filter((m) => m.to.includes(address))[count - 1]!;
 }
 
-const linkPattern = new RegExp(`${BASE_URL.replace(/[.]/g, '\\.')}/#/reset/finish\\?key=(\\d{20})`);
+const linkPattern = new RegExp(`${BASE_URL.replace(/[.]/g, '\\.')}/account/reset/finish\\?key=(\\d{20})`);
 
 /** The text and HTML parts of a mail; both must carry the same link. Returns the key. */
 function keyOf(mail: ReceivedMail): { key: string; text: string; html: string } {
@@ -74,7 +74,7 @@ function keyOf(mail: ReceivedMail): { key: string; text: string; html: string } 
   const html = parts.find((p) => p.type === 'text/html')?.body ?? '';
   const key = linkPattern.exec(text)?.[1];
   expect(key, text).toBeDefined();
-  expect(html).toContain(`<a href="${BASE_URL}/#/reset/finish?key=${key}">`);
+  expect(html).toContain(`<a href="${BASE_URL}/account/reset/finish?key=${key}">`);
   secrets.push(key!);
   return { key: key!, text, html };
 }

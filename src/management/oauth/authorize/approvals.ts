@@ -2,9 +2,9 @@
  * Remembered consent (the reference's approval store): a user who approved every scope a client
  * asks for is not shown the consent page again until the approvals expire.
  */
-import type { Executor } from '../../../platform/database.js';
+import type { Database, Executor } from '../../../platform/database.js';
 import { findUserByLogin } from '../../security/queries.js';
-import { findApprovedScopes, upsertApprovals } from './queries.js';
+import { deleteApprovalsOfClient, findApprovalsOfUser, findApprovedScopes, upsertApprovals } from './queries.js';
 
 /** How long an answer is remembered: a month, as spring-security-oauth2's approval handler. */
 export const APPROVAL_VALIDITY_MS = 30 * 24 * 3600 * 1000;
@@ -26,4 +26,38 @@ export async function rememberDecision(
   const status = approved ? 'APPROVED' as const : 'DENIED' as const;
   const expiresAt = new Date(now.getTime() + APPROVAL_VALIDITY_MS);
   await upsertApprovals(db, [...new Set(scopes)].map((scope) => ({ userId, clientId, scope, status, expiresAt, lastModifiedAt: now })));
+}
+
+/** A client's remembered consent: the scopes a user approved for it, until when. */
+export interface RememberedConsent {
+  clientId: string;
+  scopes: string[];
+  /** The earliest expiry of those approvals: after it the consent page shows again. */
+  expiresAt: Date;
+}
+
+/** The signed-in user's remembered consents (the admin UI's `/account/approvals`). */
+export interface ApprovalService {
+  /** The user's approvals that still hold, one entry per client. */
+  list(login: string): Promise<RememberedConsent[]>;
+  /** Forgets every answer the user gave the client, so its next request shows the consent page; idempotent. */
+  revoke(login: string, clientId: string): Promise<void>;
+}
+
+export function createApprovalService(deps: { db: Database; now: () => number }): ApprovalService {
+  return {
+    async list(login) {
+      const byClient = new Map<string, RememberedConsent>();
+      for (const row of await findApprovalsOfUser(deps.db, login, new Date(deps.now()))) {
+        const entry = byClient.get(row.clientId) ?? { clientId: row.clientId, scopes: [], expiresAt: row.expiresAt };
+        entry.scopes.push(row.scope);
+        if (row.expiresAt < entry.expiresAt) entry.expiresAt = row.expiresAt;
+        byClient.set(row.clientId, entry);
+      }
+      return [...byClient.values()];
+    },
+    async revoke(login, clientId) {
+      await deleteApprovalsOfClient(deps.db, login, clientId);
+    },
+  };
 }

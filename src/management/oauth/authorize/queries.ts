@@ -59,3 +59,18 @@ export async function upsertApprovals(db: Executor, rows: (typeof oauthApprovals
 export async function deleteExpiredApprovals(db: Executor, now: Date): Promise<number> {
   return affectedRows(await db.delete(oauthApprovals).where(lt(oauthApprovals.expiresAt, now)));
 }
+
+/** The approvals `login` holds at `now` (approved, not expired), by client then scope. */
+export async function findApprovalsOfUser(db: Executor, login: string, now: Date): Promise<{ clientId: string; scope: string; expiresAt: Date }[]> {
+  return db.select({ clientId: oauthApprovals.clientId, scope: oauthApprovals.scope, expiresAt: oauthApprovals.expiresAt })
+    .from(oauthApprovals)
+    .innerJoin(users, eq(users.id, oauthApprovals.userId))
+    .where(and(eq(users.login, login), eq(oauthApprovals.status, 'APPROVED'), gt(oauthApprovals.expiresAt, now)))
+    .orderBy(oauthApprovals.clientId, oauthApprovals.scope);
+}
+
+/** Deletes every answer `login` gave `clientId` (approvals and denials); returns how many. */
+export async function deleteApprovalsOfClient(db: Executor, login: string, clientId: string): Promise<number> {
+  const user = db.select({ id: users.id }).from(users).where(eq(users.login, login));
+  return affectedRows(await db.delete(oauthApprovals).where(and(eq(oauthApprovals.clientId, clientId), inArray(oauthApprovals.userId, user))));
+}

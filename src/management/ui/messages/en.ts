@@ -2,7 +2,16 @@
  * English texts of the admin UI (complete: every key the pages use is here). `{name}` is replaced
  * by the page's parameter of that name. Page modules add their keys in their own section.
  */
-export const en = {
+import { accountEn } from './account.en.js';
+import { auditsEn } from './audits.en.js';
+import { notificationsEn } from './notifications.en.js';
+import { oauthClientsEn } from './oauth-clients.en.js';
+import { projectsEn } from './projects.en.js';
+import { organizationsEn } from './organizations.en.js';
+import { sourceTypesEn } from './source-types.en.js';
+import { usersEn } from './users.en.js';
+
+const core = {
   // Layout and navigation
   'app.title': 'RADAR-base ManagementPortal',
   'nav.label': 'Main',
@@ -43,5 +52,18 @@ export const en = {
   'error.csrf': 'This form has expired or did not come from this site. Go back, reload the page and try again.',
   'error.500': 'Something went wrong. Please try again later.',
 } as const;
+
+/** Every area's texts: one spread per page area. */
+export const en = {
+  ...core,
+  ...accountEn,
+  ...auditsEn,
+  ...notificationsEn,
+  ...oauthClientsEn,
+  ...organizationsEn,
+  ...projectsEn,
+  ...sourceTypesEn,
+  ...usersEn,
+};
 
 export type MessageKey = keyof typeof en;

@@ -1,7 +1,15 @@
 /** Dutch texts of the admin UI; a missing key shows the English text. */
 import type { MessageKey } from './en.js';
+import { accountNl } from './account.nl.js';
+import { auditsNl } from './audits.nl.js';
+import { notificationsNl } from './notifications.nl.js';
+import { oauthClientsNl } from './oauth-clients.nl.js';
+import { projectsNl } from './projects.nl.js';
+import { organizationsNl } from './organizations.nl.js';
+import { sourceTypesNl } from './source-types.nl.js';
+import { usersNl } from './users.nl.js';
 
-export const nl: Partial<Record<MessageKey, string>> = {
+const core: Partial<Record<MessageKey, string>> = {
   'nav.label': 'Hoofdmenu',
   'nav.home': 'Start',
   'nav.organizations': 'Organisaties',
@@ -33,4 +41,16 @@ export const nl: Partial<Record<MessageKey, string>> = {
   'error.400': 'Het verzoek is niet geldig.',
   'error.csrf': 'Dit formulier is verlopen of kwam niet van deze site. Ga terug, laad de pagina opnieuw en probeer het nogmaals.',
   'error.500': 'Er ging iets mis. Probeer het later opnieuw.',
+};
+
+export const nl: Partial<Record<MessageKey, string>> = {
+  ...core,
+  ...accountNl,
+  ...auditsNl,
+  ...notificationsNl,
+  ...oauthClientsNl,
+  ...organizationsNl,
+  ...projectsNl,
+  ...sourceTypesNl,
+  ...usersNl,
 };

@@ -1,0 +1,20 @@
+/** Dutch texts of the project pages; a missing key shows the English text. */
+import type { projectsEn } from './projects.en.js';
+
+export const projectsNl: Partial<Record<keyof typeof projectsEn, string>> = {
+  'project.title': 'Project {name}',
+  'project.tab.subjects': 'Deelnemers',
+  'project.tab.groups': 'Groepen',
+  'project.tab.sources': 'Bronnen',
+  'project.tab.admins': 'Beheerders',
+  'subjects.personName': 'Naam',
+  'subjects.dateOfBirth': 'Geboortedatum',
+  'subjects.group': 'Groep',
+  'subjects.searchButton': 'Zoeken',
+  'subjects.loadMore': 'Meer laden',
+  'subjects.count': '{shown} van {total}',
+  'subjects.status': 'Status',
+  'pair.print': 'Afdrukken',
+  'projects.yes': 'Ja',
+  'projects.no': 'Nee',
+};

@@ -1,0 +1,23 @@
+/** English texts of the source type page (`/source-types`). */
+export const sourceTypesEn = {
+  'sourceTypes.title': 'Source types',
+  'sourceTypes.none': 'No source types.',
+  'sourceTypes.type': 'Source type',
+  'sourceTypes.scope': 'Scope',
+  'sourceTypes.dynamic': 'Dynamic registration',
+  'sourceTypes.yes': 'yes',
+  'sourceTypes.no': 'no',
+  'sourceTypes.name': 'Name',
+  'sourceTypes.sourceData': 'Source data',
+  'sourceTypes.sourceDataCount': '{count} source data',
+  'sourceTypes.dataName': 'Source data name',
+  'sourceTypes.dataType': 'Type',
+  'sourceTypes.topic': 'Topic',
+  'sourceTypes.frequency': 'Frequency',
+  'sourceTypes.unit': 'Unit',
+  'sourceTypes.processingState': 'Processing state',
+  'sourceTypes.enabled': 'Enabled',
+  'sourceTypes.previous': 'Previous page',
+  'sourceTypes.next': 'Next page',
+  'sourceTypes.count': '{from}–{to} of {total}',
+} as const;

@@ -1,0 +1,129 @@
+/**
+ * `/projects/{name}` and its tabs: subjects (the default: filters in a `role="search"` GET form
+ * kept in the URL, sort, 20 a page with keyset "Load more" and "N of M"), groups, sources and
+ * admins (the users with a role in the project). Each tab calls the API's services with the
+ * signed-in user as actor: a tab shows what the API lists to that user, a denied one is a 403 page.
+ */
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { GroupService } from '../../api/groups/service.js';
+import type { ProjectService } from '../../api/projects/service.js';
+import type { SourceService } from '../../api/sources/service.js';
+import type { SubjectService } from '../../api/subjects/service.js';
+import type { UserService } from '../../api/users/service.js';
+import { actorOf, principal } from '../../security/authorization.js';
+import { context, render } from '../context.js';
+import type { MessageKey } from '../i18n.js';
+import { headerOf, PROJECT_NAME, projectHeader, subjectPath } from './project.js';
+import type { ShownFields } from './subject-form.js';
+import { filtersOf, listQueryOf, nextPageUrl, shownBefore, SORTS, SubjectsPageQuery } from './subject-list.js';
+
+export interface ProjectPageServices {
+  projects: ProjectService;
+  subjects: SubjectService;
+  groups: GroupService;
+  sources: SourceService;
+  users: UserService;
+  fields: ShownFields;
+}
+
+const Params = Type.Object({ name: Type.String(PROJECT_NAME) });
+const PagedQuery = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })) });
+const OTHER_TAB_SIZE = 50;
+const NOTICES = ['created', 'updated', 'discontinued', 'deleted'] as const;
+
+export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> = async (app, { projects, subjects, groups, sources, users, fields }) => {
+  app.get('/projects/:name', { schema: { hide: true, params: Params, querystring: SubjectsPageQuery } }, async (request, reply) => {
+    const { t, base } = context(request);
+    const { name } = request.params;
+    const filters = filtersOf(request.query);
+    // A hidden field is no filter either.
+    if (!fields.personName) filters.personName = '';
+    if (!fields.dateOfBirth) filters.dateOfBirth = '';
+    if (!fields.group) filters.groupId = '';
+    const before = shownBefore(request.query);
+    const actor = actorOf(request);
+    // The groups (PROJECT.READ: 403 or 404 page) and the page (SUBJECT.READ) are read together.
+    const [groupList, page] = await Promise.all([groups.list(name, actor), subjects.list(listQueryOf(filters, request.query), actor, name)]);
+    const project = headerOf(request, name, 'subjects');
+    const total = page.paging?.total ?? page.items.length;
+    const shown = before + page.items.length;
+    const last = page.paging?.lastRow;
+    const notice = NOTICES.flatMap((kind) => {
+      const login = request.query[kind];
+      return login ? [t(`subjects.${kind}` as MessageKey, { login })] : [];
+    })[0];
+    return render(request, reply, 'projects/subjects', {
+      title: t('project.title', { name }),
+      project,
+      notice,
+      filters,
+      fields,
+      groups: groupList.map((g) => ({ id: String(g.id), name: g.name })),
+      sorts: SORTS.map((value) => ({ value, label: t(`subjects.sort.${value}` as MessageKey) })),
+      rows: page.items.map((subject) => ({
+        login: subject.login,
+        externalId: subject.externalId ?? '',
+        personName: subject.personName ?? '',
+        group: subject.group ?? '',
+        status: t(`subjects.status.${subject.status}` as MessageKey),
+        enrollmentDate: subject.enrollmentDate,
+        path: subjectPath(base, name, subject.login),
+      })),
+      count: t('subjects.count', { shown, total }),
+      next: last && shown < total ? nextPageUrl(project.path, filters, last, shown) : undefined,
+      filtered: request.url.includes('?'),
+    });
+  });
+
+  app.get('/projects/:name/groups', { schema: { hide: true, params: Params } }, async (request, reply) => {
+    const { t } = context(request);
+    const { name } = request.params;
+    const actor = actorOf(request);
+    const [project, list] = await Promise.all([projectHeader(request, projects, name, 'groups'), groups.list(name, actor)]);
+    return render(request, reply, 'projects/groups', { title: t('project.title', { name }), project, groups: list });
+  });
+
+  app.get('/projects/:name/sources', { schema: { hide: true, params: Params, querystring: PagedQuery } }, async (request, reply) => {
+    const { t } = context(request);
+    const { name } = request.params;
+    const pageNumber = request.query.page ?? 0;
+    const pageSpec = { page: pageNumber, size: OTHER_TAB_SIZE, offset: pageNumber * OTHER_TAB_SIZE, sort: [] };
+    const [project, list] = await Promise.all([
+      projectHeader(request, projects, name, 'sources'),
+      sources.listOfProject(name, { minimized: false, page: pageSpec }, actorOf(request)),
+    ]);
+    const total = list.total ?? list.items.length;
+    const shown = pageSpec.offset + list.items.length;
+    return render(request, reply, 'projects/sources', {
+      title: t('project.title', { name }),
+      project,
+      sources: list.items.map((source) => {
+        const full = source as { sourceName: string; assigned: boolean; subjectLogin?: string | null; sourceType?: { producer?: string; model?: string; catalogVersion?: string } | null };
+        const type = full.sourceType;
+        return {
+          name: full.sourceName,
+          type: type ? [type.producer, type.model, type.catalogVersion].filter(Boolean).join(' ') : '',
+          assigned: full.assigned,
+          subject: full.subjectLogin ?? '',
+        };
+      }),
+      count: t('sources.count', { shown, total }),
+      next: shown < total ? `${project.path}/sources?page=${pageNumber + 1}` : undefined,
+    });
+  });
+
+  app.get('/projects/:name/admins', { schema: { hide: true, params: Params } }, async (request, reply) => {
+    const { t } = context(request);
+    const { name } = request.params;
+    const project = await projectHeader(request, projects, name, 'admins');
+    // The users filter matches project names by substring: keep the roles of this project only.
+    const { users: list } = await users.list(principal(request), { projectName: name }, { page: 0, size: 2000, offset: 0, sort: [] });
+    const admins = list.flatMap((user) => {
+      const roles = user.roles.filter((role) => role.projectName === name).map((role) => role.authorityName ?? '');
+      const fullName = [user.firstName, user.lastName].filter(Boolean).join(' ');
+      return roles.length > 0 ? [{ login: user.login, name: fullName, email: user.email ?? '', roles }] : [];
+    });
+    return render(request, reply, 'projects/admins', { title: t('project.title', { name }), project, admins });
+  });
+};

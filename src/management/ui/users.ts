@@ -1,0 +1,228 @@
+/**
+ * `/users`: the accounts of people who run studies (managementportal.md §13 `user-management`,
+ * §2.2): list and search, create with roles, edit (names, e-mail, language, activation, roles),
+ * delete, and "Send activation link" (a new creation mail for a user not activated yet). Every
+ * page calls the API's `UserService` (and `AccountService` for the link) with the signed-in user,
+ * after the scope check its route makes, so the same users are visible and the same changes
+ * refused (403 page).
+ *
+ * Roles are edited as rows of two selects (authority, and project or organization): the user's
+ * roles plus two empty rows, so more can be added without JavaScript.
+ */
+import { Type, type Static } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccountService } from '../account/service.js';
+import type { OrganizationService } from '../api/organizations/service.js';
+import type { ProjectService } from '../api/projects/service.js';
+import { AUTHORITY_DTOS } from '../api/roles/service.js';
+import type { RoleInputT } from '../api/roles/schemas.js';
+import type { ManagedUserInputT, UserDtoT } from '../api/users/schemas.js';
+import { USER_SORTS } from '../api/users/queries.js';
+import type { UserService } from '../api/users/service.js';
+import { AccessDenied } from '../errors.js';
+import { pageOf } from '../http/paging.js';
+import { actorOf, authorizeScope, principal } from '../security/authorization.js';
+import { context, render } from './context.js';
+import { formRefusal } from './errors.js';
+import { LANGUAGES, type MessageKey } from './i18n.js';
+
+const PAGE_SIZE = 50;
+const LOGIN = /^[_'.@A-Za-z0-9- ]{1,50}$/;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const EMPTY_ROLE_ROWS = 2;
+
+const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+const many = Type.Optional(Type.Union([Type.String({ maxLength: 300 }), Type.Array(Type.String({ maxLength: 300 }), { maxItems: 200 })]));
+const UserForm = Type.Object({
+  _csrf: Type.String(),
+  login: text(100),
+  firstName: text(200),
+  lastName: text(200),
+  email: text(200),
+  langKey: text(10),
+  activated: text(10),
+  roleAuthority: many,
+  roleReferent: many,
+});
+type UserFormT = Static<typeof UserForm>;
+const ListQuery = Type.Object({
+  login: text(100),
+  page: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  sent: text(100),
+});
+const LoginParams = Type.Object({ login: Type.String({ minLength: 1, maxLength: 100 }) });
+const CsrfForm = Type.Object({ _csrf: Type.String() });
+const schema = { hide: true };
+
+interface RoleRow { authority: string; referent: string }
+interface FormValues {
+  login: string; firstName: string; lastName: string; email: string; langKey: string; activated: boolean; roles: RoleRow[];
+}
+
+/** A select's value for a role's referent: `project:<name>`, `organization:<name>` or empty. */
+const referentOf = (role: { projectName?: string | null; organizationName?: string | null }) =>
+  role.projectName ? `project:${role.projectName}` : role.organizationName ? `organization:${role.organizationName}` : '';
+
+function valuesOf(user: UserDtoT): FormValues {
+  return {
+    login: user.login, firstName: user.firstName ?? '', lastName: user.lastName ?? '', email: user.email ?? '', langKey: user.langKey ?? 'en',
+    activated: user.activated,
+    roles: user.roles.map((role) => ({ authority: role.authorityName ?? '', referent: referentOf(role) })),
+  };
+}
+
+const asArray = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+function formValues(body: UserFormT): FormValues {
+  const authorities = asArray(body.roleAuthority);
+  const referents = asArray(body.roleReferent);
+  return {
+    login: (body.login ?? '').trim(), firstName: (body.firstName ?? '').trim(), lastName: (body.lastName ?? '').trim(),
+    email: (body.email ?? '').trim(), langKey: body.langKey ?? 'en', activated: body.activated !== undefined,
+    roles: authorities.map((authority, i) => ({ authority, referent: referents[i] ?? '' })).filter((r) => r.authority !== '' || r.referent !== ''),
+  };
+}
+
+class FormProblem extends Error {
+  constructor(readonly key: MessageKey, readonly params?: Record<string, string | number>) { super(key); }
+}
+
+function roleInputOf(row: RoleRow, n: number): RoleInputT {
+  const authority = AUTHORITY_DTOS.find((a) => a.name === row.authority);
+  const [kind, ...rest] = row.referent.split(':');
+  const name = rest.join(':');
+  const wanted = authority?.scope === 'GLOBAL' ? '' : authority?.scope === 'ORGANIZATION' ? 'organization' : 'project';
+  if (!authority || (wanted === '' ? row.referent !== '' : kind !== wanted || name === '')) throw new FormProblem('users.badRole', { n });
+  if (wanted === 'project') return { authorityName: authority.name, projectName: name };
+  if (wanted === 'organization') return { authorityName: authority.name, organizationName: name };
+  return { authorityName: authority.name };
+}
+
+/** The API input of a form; throws FormProblem for what the API's schema would refuse. */
+function inputOf(values: FormValues): ManagedUserInputT {
+  if (!LOGIN.test(values.login)) throw new FormProblem('users.badLogin');
+  if (values.email !== '' && (!EMAIL.test(values.email) || values.email.length < 5 || values.email.length > 100)) throw new FormProblem('users.badEmail');
+  if (values.firstName.length > 50 || values.lastName.length > 50) throw new FormProblem('users.badName');
+  return {
+    login: values.login,
+    firstName: values.firstName || null,
+    lastName: values.lastName || null,
+    email: values.email || null,
+    langKey: LANGUAGES.includes(values.langKey) ? values.langKey : 'en',
+    roles: values.roles.map((row, i) => roleInputOf(row, i + 1)),
+  };
+}
+
+export interface UserPagesOptions {
+  users: UserService;
+  account: Pick<AccountService, 'requestActivationReset'>;
+  projects: ProjectService;
+  organizations: OrganizationService;
+}
+
+export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (app, { users, account, projects, organizations }) => {
+  /** The referents a role row may name: the projects and organizations the signed-in user sees. */
+  async function referentOptions(request: FastifyRequest) {
+    const actor = actorOf(request);
+    const { items } = await projects.list({ page: 0, size: 2_147_483_647, minimized: true }, actor);
+    // Without ORGANIZATION.READ anywhere the list is refused: then no organization can be offered.
+    const orgs = await organizations.list(actor).catch((err: unknown) => {
+      if (err instanceof AccessDenied) return [];
+      throw err;
+    });
+    const ui = context(request);
+    return [
+      ...orgs.map((o) => ({ value: `organization:${o.name}`, label: ui.t('users.organization', { name: o.name }) })),
+      ...items.map((p) => ({ value: `project:${p.projectName}`, label: ui.t('users.project', { name: p.projectName ?? '' }) })),
+    ];
+  }
+
+  async function formPage(request: FastifyRequest, reply: FastifyReply, mode: 'create' | 'edit', values: FormValues, error: string | null, status = 200) {
+    const ui = context(request);
+    const title = mode === 'create' ? ui.t('users.createTitle') : ui.t('users.editTitle', { login: values.login });
+    const action = mode === 'create' ? `${ui.base}/users/new` : `${ui.base}/users/${encodeURIComponent(values.login)}/edit`;
+    const roleRows = [...values.roles, ...Array.from({ length: EMPTY_ROLE_ROWS }, () => ({ authority: '', referent: '' }))];
+    return render(request, reply, 'users/form', {
+      title, mode, action, values, roleRows, error, languages: LANGUAGES,
+      authorities: AUTHORITY_DTOS.map((a) => a.name), referents: await referentOptions(request),
+    }, status);
+  }
+
+  async function save(request: FastifyRequest, reply: FastifyReply, mode: 'create' | 'edit', body: UserFormT, existing?: UserDtoT) {
+    const ui = context(request);
+    const values = formValues(body);
+    if (existing) values.login = existing.login;
+    let input: ManagedUserInputT;
+    try {
+      input = inputOf(values);
+    } catch (err) {
+      if (err instanceof FormProblem) return formPage(request, reply, mode, values, ui.t(err.key, err.params), 400);
+      throw err;
+    }
+    try {
+      if (existing) await users.update(principal(request), { ...input, id: existing.id, activated: values.activated });
+      else await users.create(principal(request), input);
+    } catch (err) {
+      const refusal = formRefusal(err);
+      if (refusal) return formPage(request, reply, mode, values, refusal.message, refusal.status);
+      throw err;
+    }
+    return reply.redirect(`${ui.base}/users`, 303);
+  }
+
+  app.get('/users', { schema: { ...schema, querystring: ListQuery } }, async (request, reply) => {
+    authorizeScope(request, 'USER.READ');
+    const ui = context(request);
+    const pageNumber = request.query.page ?? 0;
+    const login = request.query.login?.trim() ?? '';
+    const page = pageOf({ page: pageNumber, size: PAGE_SIZE, sort: ['login,asc'] }, USER_SORTS, PAGE_SIZE);
+    const { users: list, total } = await users.list(principal(request), { login: login || undefined }, page);
+    const link = (n: number) => `${ui.base}/users?${new URLSearchParams({ ...(login ? { login } : {}), page: String(n) }).toString()}`;
+    return render(request, reply, 'users/list', {
+      title: ui.t('users.title'), users: list, total, login, sent: request.query.sent ?? null,
+      shown: Math.min(total, page.offset + list.length),
+      previous: pageNumber > 0 ? link(pageNumber - 1) : null,
+      next: page.offset + list.length < total ? link(pageNumber + 1) : null,
+    });
+  });
+
+  app.get('/users/new', { schema }, async (request, reply) => {
+    authorizeScope(request, 'USER.CREATE');
+    return formPage(request, reply, 'create', { login: '', firstName: '', lastName: '', email: '', langKey: 'en', activated: false, roles: [] }, null);
+  });
+
+  app.post('/users/new', { schema: { ...schema, body: UserForm } }, async (request, reply) => {
+    authorizeScope(request, 'USER.CREATE');
+    return save(request, reply, 'create', request.body);
+  });
+
+  app.get('/users/:login/edit', { schema: { ...schema, params: LoginParams } }, async (request, reply) => {
+    authorizeScope(request, 'USER.UPDATE');
+    return formPage(request, reply, 'edit', valuesOf(await users.get(principal(request), request.params.login)), null);
+  });
+
+  app.post('/users/:login/edit', { schema: { ...schema, params: LoginParams, body: UserForm } }, async (request, reply) => {
+    authorizeScope(request, 'USER.UPDATE');
+    return save(request, reply, 'edit', request.body, await users.get(principal(request), request.params.login));
+  });
+
+  app.get('/users/:login/delete', { schema: { ...schema, params: LoginParams } }, async (request, reply) => {
+    authorizeScope(request, 'USER.DELETE');
+    const ui = context(request);
+    const { login } = await users.get(principal(request), request.params.login);
+    return render(request, reply, 'users/delete', { title: ui.t('users.deleteTitle', { login }), login });
+  });
+
+  app.post('/users/:login/delete', { schema: { ...schema, params: LoginParams, body: CsrfForm } }, async (request, reply) => {
+    authorizeScope(request, 'USER.DELETE');
+    await users.remove(principal(request), request.params.login);
+    return reply.redirect(`${context(request).base}/users`, 303);
+  });
+
+  app.post('/users/:login/activation', { schema: { ...schema, params: LoginParams, body: CsrfForm } }, async (request, reply) => {
+    const { login } = request.params;
+    await account.requestActivationReset(principal(request), login, request.log);
+    return reply.redirect(`${context(request).base}/users?sent=${encodeURIComponent(login)}`, 303);
+  });
+};

@@ -1,0 +1,155 @@
+/**
+ * The admin UI's sign-in and session (issue 19 items 3, 4): redirects to `/login` and back (this
+ * site only), wrong passwords, cookie flags, a new session id at sign-in, CSRF on every form,
+ * sign-out deleting the session server-side, the idle timeout, the failed-attempt limits, who may
+ * sign in, and deactivated users losing their session.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { csrfOf, uiClient } from '../../helpers/ui-client.js';
+import { managementClient } from '../../helpers/management-api.js';
+import { aProject, aParticipant, setActivated } from '../../fixtures/management.js';
+import { users } from '../../../src/management/schema.js';
+
+let t: TestApp;
+beforeAll(async () => { t = await buildTestApp({ MANAGEMENTPORTAL_OAUTH_FAILED_ATTEMPTS_PER_MINUTE: '3', TRUST_PROXY: 'true' }); });
+afterAll(async () => t?.close());
+
+const sessionCookie = (lines: string[]) => lines.filter((line) => line.startsWith('mp_oauth_session='));
+
+describe('admin UI sign-in', () => {
+  it('sends a visitor without a session to /login and back to the page asked for', async () => {
+    const ui = uiClient(t.app);
+    const page = await ui.get('/managementportal/notifications?x=1');
+    expect(page.status).toBe(303);
+    expect(page.location).toBe('/managementportal/login?next=%2Fmanagementportal%2Fnotifications%3Fx%3D1');
+    const signedIn = await ui.signIn('admin', 'admin', '/managementportal/notifications?x=1');
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.location).toBe('/managementportal/notifications?x=1');
+    expect((await ui.get('/managementportal/notifications?x=1')).status).toBe(200);
+  });
+
+  it.each([
+    'https://evil.example/', '//evil.example/', '/\\evil.example', '/other-site/', 'javascript:alert(1)', '/managementportal/../evil',
+  ])('never redirects off the site after sign-in (next=%s)', async (next) => {
+    const ui = uiClient(t.app);
+    const res = await ui.submit('/login', '/login', { username: 'admin', password: 'admin', next });
+    expect(res.status).toBe(303);
+    expect(res.location).toMatch(/^\/managementportal\//);
+    expect(res.location).not.toContain('evil');
+  });
+
+  it('shows the form again with an alert for a wrong password, and signs nobody in', async () => {
+    const ui = uiClient(t.app);
+    const res = await ui.submit('/login', '/login', { username: 'admin', password: 'wrong' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatch(/role="alert"[^>]*>Wrong user name or password\./);
+    expect(res.body).toContain('value="admin"');
+    expect((await ui.get('/managementportal/')).status).toBe(303);
+  });
+
+  it('sets an httpOnly SameSite=Lax cookie on the domain path, Secure only over https, and a new id at sign-in', async () => {
+    const plain = uiClient(t.app);
+    await plain.get('/managementportal/login');
+    const [anonymous] = sessionCookie(plain.setCookies);
+    expect(anonymous).toMatch(/; Path=\/managementportal\/; HttpOnly; SameSite=Lax$/);
+    expect(anonymous).not.toMatch(/Secure|Max-Age/i);
+    const before = plain.jar.get('mp_oauth_session');
+    await plain.post('/managementportal/login', { _csrf: csrfOf((await plain.get('/managementportal/login')).body), username: 'admin', password: 'admin' });
+    expect(plain.jar.get('mp_oauth_session')).not.toBe(before);
+
+    const tls = uiClient(t.app, '/managementportal', { 'x-forwarded-proto': 'https' });
+    await tls.get('/managementportal/login');
+    expect(sessionCookie(tls.setCookies)[0]).toMatch(/; Secure/);
+  });
+
+  it('refuses a POST without the session\'s CSRF token (403), and a form of another session', async () => {
+    const ui = uiClient(t.app);
+    await ui.signIn();
+    expect((await ui.post('/managementportal/logout', {})).status).toBe(403);
+    expect((await ui.post('/managementportal/logout', { _csrf: 'forged' })).status).toBe(403);
+    const other = uiClient(t.app);
+    const otherPage = await other.get('/managementportal/login');
+    expect((await ui.post('/managementportal/logout', { _csrf: csrfOf(otherPage.body) })).status).toBe(403);
+    // Still signed in: nothing was done.
+    expect((await ui.get('/managementportal/')).status).toBe(200);
+    // Sign-in itself needs the token of the page's session.
+    const fresh = uiClient(t.app);
+    await fresh.get('/managementportal/login');
+    expect((await fresh.post('/managementportal/login', { username: 'admin', password: 'admin' })).status).toBe(403);
+  });
+
+  it('"Sign out" deletes the session server-side: its cookie no longer works', async () => {
+    const ui = uiClient(t.app);
+    await ui.signIn();
+    const cookie = ui.jar.get('mp_oauth_session')!;
+    const home = await ui.get('/managementportal/');
+    const out = await ui.post('/managementportal/logout', { _csrf: csrfOf(home.body) });
+    expect(out.status).toBe(303);
+    expect(out.location).toBe('/managementportal/login');
+    const replay = await t.app.inject({ url: '/managementportal/', headers: { cookie: `mp_oauth_session=${cookie}` } });
+    expect(replay.statusCode).toBe(303);
+    // The API refuses it too.
+    const api = await t.app.inject({ url: '/managementportal/api/account', headers: { cookie: `mp_oauth_session=${cookie}` } });
+    expect(api.statusCode).toBe(401);
+  });
+
+  it('lets only the admin and users with a non-participant role in', async () => {
+    const project = await aProject(t.app.db.db);
+    const { login } = await aParticipant(t.app.db.db, { project, password: 'Passw0rd!' });
+    const ui = uiClient(t.app);
+    const res = await ui.submit('/login', '/login', { username: login, password: 'Passw0rd!' });
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('This account cannot use the administration pages.');
+    expect((await ui.get('/managementportal/')).status).toBe(303);
+
+    const admin = await managementClient(t.app).userWithRole('ROLE_PROJECT_ADMIN', { project: project.projectName }, 'Passw0rd!');
+    const projectAdmin = uiClient(t.app);
+    expect((await projectAdmin.signIn(admin.login, 'Passw0rd!')).status).toBe(303);
+    const home = await projectAdmin.get('/managementportal/');
+    expect(home.status).toBe(200);
+    expect(home.body).toContain(`>${project.projectName}</a>`);
+  });
+
+  it('ends the session of a user deactivated meanwhile', async () => {
+    const project = await aProject(t.app.db.db);
+    const admin = await managementClient(t.app).userWithRole('ROLE_PROJECT_ADMIN', { project: project.projectName }, 'Passw0rd!');
+    const ui = uiClient(t.app);
+    await ui.signIn(admin.login, 'Passw0rd!');
+    expect((await ui.get('/managementportal/')).status).toBe(200);
+    await setActivated(t.app.db.db, admin.userId, false);
+    expect((await ui.get('/managementportal/')).status).toBe(303);
+    await t.app.db.db.update(users).set({ activated: true }).where(eq(users.id, admin.userId));
+  });
+
+  it('counts failed sign-ins in the limiter: 429 with Retry-After past the limit', async () => {
+    const ui = uiClient(t.app, '/managementportal', { 'x-forwarded-for': '203.0.113.9' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await ui.submit('/login', '/login', { username: 'limited-user', password: 'wrong' })).status);
+    expect(statuses).toEqual([400, 400, 400, 429]);
+    const limited = await ui.submit('/login', '/login', { username: 'limited-user', password: 'wrong' });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.body).toMatch(/role="alert"/);
+  });
+});
+
+describe('admin UI idle timeout', () => {
+  let short: TestApp;
+  beforeAll(async () => { short = await buildTestApp({ MANAGEMENTPORTAL_UI_SESSION_TIMEOUT: 'PT2S' }); });
+  afterAll(async () => short?.close());
+
+  it('ends a session idle for MANAGEMENTPORTAL_UI_SESSION_TIMEOUT, and every request extends it', async () => {
+    const ui = uiClient(short.app);
+    await ui.signIn();
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      expect((await ui.get('/managementportal/')).status).toBe(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2300));
+    const expired = await ui.get('/managementportal/');
+    expect(expired.status).toBe(303);
+    expect(expired.location).toMatch(/\/login\?next=/);
+  });
+});
