@@ -4,15 +4,18 @@
 FROM node:22-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci
+# No scripts yet: `prepare` (npm run docs) needs the sources, copied next.
+RUN npm ci --ignore-scripts
 COPY . .
-RUN npm run build
+# dist/: the compiled service, and dist/java-docs the code documentation (TypeDoc).
+RUN npm run build && npm run docs
 
 FROM node:22-slim
 ENV NODE_ENV=production PROFILE=prod PORT=8080
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --omit=dev && npm cache clean --force
+# --ignore-scripts: `prepare` builds the docs with TypeDoc, a dev dependency; they come built.
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/migrations ./migrations
 COPY --from=build /app/views ./views

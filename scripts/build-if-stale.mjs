@@ -6,12 +6,17 @@
  * build started: a failed build is retried at the next start (as `npm run build` in prestart
  * did), and a file saved during the compile still counts as newer. `npm run build` alone leaves
  * no stamp, so the next start builds once more.
+ *
+ * It then builds the code documentation (`npm run docs`, dist/java-docs) when it is missing.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, statSync, utimesSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** The code documentation (`npm run docs`), built when missing. */
+export const DOCS_INDEX = join('dist', 'java-docs', 'index.html');
 
 /** What the compiled output depends on, relative to the repository root. */
 export const BUILD_INPUTS = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
@@ -67,9 +72,27 @@ function build(root, reason) {
   return 0;
 }
 
+/**
+ * Builds the code documentation with TypeDoc when `root` has none. Returns TypeDoc's exit code;
+ * 0 without TypeDoc (a production install), where the docs are simply not served.
+ */
+function buildDocsIfMissing(root) {
+  if (existsSync(join(root, DOCS_INDEX))) return 0;
+  let typedoc;
+  try {
+    typedoc = createRequire(import.meta.url).resolve('typedoc/bin/typedoc');
+  } catch {
+    console.log('no code documentation and no TypeDoc to build it (a production install): /java-docs/ will answer 404');
+    return 0;
+  }
+  console.log('building the code documentation (dist/java-docs)');
+  return spawnSync(process.execPath, [typedoc], { cwd: root, stdio: 'inherit' }).status ?? 1;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const reason = staleReason(root);
   if (reason === null) console.log('dist/ is up to date, not rebuilding');
-  process.exitCode = reason === null ? 0 : build(root, reason);
+  const built = reason === null ? 0 : build(root, reason);
+  process.exitCode = built !== 0 ? built : buildDocsIfMissing(root);
 }

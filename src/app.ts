@@ -8,10 +8,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fastifyTrustProxy, type Config } from './config.js';
 import './platform/types.js';
 import { EventBus } from './platform/events.js';
-import { logDestinations, loggerOptions, logStream, requestLoggerFactory } from './platform/logging.js';
+import { closeLogDestinations, logDestinations, loggerOptions, logStream, requestLoggerFactory } from './platform/logging.js';
 import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorPlugin } from './platform/actuator.js';
+import { codeDocsPlugin } from './platform/code-docs.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
 import { appserverNotificationDesk, appserverPlugin, readRadarIsConfig, seedAppserverDemoData, type ProtocolSource } from './appserver/plugin.js';
 import { loadManagementKeys, localTokenAuthority, managementPlugin, managementSettings } from './management/plugin.js';
@@ -30,8 +31,10 @@ export interface BuildOptions {
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  if (config.sentryDsn) (await import('./platform/sentry.js')).initSentry({ ...config, sentryDsn: config.sentryDsn });
+  const destinations = options.logger ? [] : await logDestinations(config);
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(config.logLevel, logStream(await logDestinations(config), config.logLevel)),
+    logger: options.logger ?? loggerOptions(config.logLevel, logStream(destinations, config.logLevel)),
     childLoggerFactory: requestLoggerFactory,
     bodyLimit: config.httpBodyLimitBytes,
     trustProxy: fastifyTrustProxy(config.trustProxy),
@@ -42,6 +45,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ajv: ajvOptions,
     schemaController: perPartSchemaController(),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // The first onClose hook runs last: the log files take every line the other hooks write.
+  app.addHook('onClose', async () => closeLogDestinations(destinations));
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
 
   await app.register(fp(async (instance) => {
@@ -63,11 +68,26 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(openapiPlugin);
   await app.register(actuatorPlugin);
   await app.register((await import('./platform/mail.js')).mailPlugin);
+  if (config.springBootAdminClientUrl) {
+    await app.register((await import('./platform/admin-client.js')).adminClientPlugin, {
+      settings: {
+        url: config.springBootAdminClientUrl,
+        username: config.springBootAdminClientUsername,
+        password: config.springBootAdminClientPassword,
+        instanceName: config.springBootAdminClientInstanceName,
+        serviceBaseUrl: config.springBootAdminClientInstanceServiceBaseUrl,
+        periodMs: config.springBootAdminClientPeriod,
+        autoDeregistration: config.springBootAdminClientAutoDeregistration,
+      },
+    });
+  }
 
   // The admin UI's notification pages read and send through the app server (the domains meet only here).
   const notificationDesk = appserverNotificationDesk(app.db.db, app.events);
   await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk });
   // The app server verifies this process's tokens with the management keys directly (no HTTP).
   await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys), radarIs, protocolSource: options.protocolSource });
+  // Beside the app server's API, outside its scope: the code documentation needs no token.
+  await app.register(codeDocsPlugin, { path: `${config.appserverContextPath}/java-docs/` });
   return app;
 }

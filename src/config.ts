@@ -182,6 +182,26 @@ function contextPath<const O extends Opts<string>>(doc: string, opts: O): Unname
   });
 }
 
+/** A size in bytes: a number with an optional unit `k`, `m` or `g` (and `b`/`kb`/`mb`/`gb` as logback writes them). */
+function byteSize<const O extends Opts<number>>(doc: string, opts: O): Unnamed<number, O> {
+  const units: Readonly<Record<string, number>> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+  return make(doc, opts, (raw) => {
+    const m = /^(\d+)\s*([kmg]?)b?$/i.exec(raw.trim());
+    const bytes = m ? Number(m[1]) * units[m[2]!.toLowerCase()]! : 0;
+    if (bytes < 1024) throw new InvalidValue(`must be a size such as 10m, 500k or 1g (at least 1k), got "${raw}"`);
+    return bytes;
+  });
+}
+
+/** An absolute http:// or https:// URL, without a trailing slash. */
+function httpUrl<const O extends Opts<string>>(doc: string, opts: O): Unnamed<string, O> {
+  return make(doc, opts, (raw) => {
+    const value = raw.trim().replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/?#]/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL, got "${redactUrl(raw)}"`);
+    return value;
+  });
+}
+
 function withEnv<T, D>(env: string, s: Omit<Setting<T, D>, 'env'>): Setting<T, D> {
   return { env, ...s };
 }
@@ -201,6 +221,17 @@ export const settings = {
   shutdownTimeoutSeconds: withEnv('SHUTDOWN_TIMEOUT_SECONDS', int('How long a graceful shutdown waits for in-flight requests', { default: 10, min: 0, max: 600 })),
   logLevel: withEnv('LOG_LEVEL', oneOf('trace, debug, info, warn, error, fatal or silent (Spring\'s `off` means silent)', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], { default: 'info', spring: 'logging.level.root' }, { off: 'silent', warning: 'warn' })),
   logFormat: withEnv('LOG_FORMAT', oneOf('`json` (one JSON object per line) or `pretty` (readable lines, coloured on a terminal); unset: `pretty` in the dev profile when stdout is a terminal, else `json`', ['json', 'pretty'], {})),
+  logsDir: withEnv('LOGS_DIR', str('Directory for log files (created if missing); unset: console only. `radar-appserver.<date>.<n>.log` holds every line at `LOG_LEVEL`, `radar-appserver-error.<date>.<n>.log` the errors', {})),
+  logsMaxFileSize: withEnv('LOGS_MAX_FILE_SIZE', byteSize('Size at which a log file is rotated (besides daily), with `k`, `m` or `g`', { default: 10 * 1024 * 1024 })),
+  logsMaxHistory: withEnv('LOGS_MAX_HISTORY', int('Log files kept of each kind; the oldest are deleted at rotation', { default: 60, min: 1, max: 100_000 })),
+  sentryDsn: withEnv('SENTRY_DSN', make('Sentry DSN (`https://<key>@<host>/<project id>`): log records at or above `SENTRY_LOG_LEVEL` and unhandled 5xx errors are reported there; unset: off', { spring: 'sentry.dsn' }, (raw) => {
+    // The SDK's own check: an invalid DSN would switch reporting off without a word.
+    if (!/^https?:\/\/\w+(?::\w*)?@(?:\[[:.%\w]+\]|[\w.-]+)(?::\d+)?\/(?:.+\/)?\d+$/.test(raw.trim())) {
+      throw new InvalidValue('must be a Sentry DSN such as https://<public key>@<host>/<project id>');
+    }
+    return raw.trim();
+  })),
+  sentryLogLevel: withEnv('SENTRY_LOG_LEVEL', oneOf('Lowest log level reported to Sentry: `TRACE`, `DEBUG`, `INFO`, `WARN` or `ERROR`', ['trace', 'debug', 'info', 'warn', 'error'], { default: 'error' }, { warning: 'warn' })),
   adminUser: withEnv('RADAR_ADMIN_USER', str('User name for the admin endpoints (`/actuator/*` but health and info)', { default: 'radar', spring: 'radar.admin.user' })),
   adminPassword: withEnv('RADAR_ADMIN_PASSWORD', str('Password for the admin endpoints; required in prod, where `radar` is refused (dev default `radar`)', { spring: 'radar.admin.password' })),
   smtpUrl: withEnv('SMTP_URL', str('Mail server, `smtp://user:pass@host:port` (or `smtps://`); wins over `SPRING_MAIL_*`', {})),
@@ -297,6 +328,13 @@ export const settings = {
   })),
   securityOauth2ResourceId: withEnv('SECURITY_OAUTH2_RESOURCE_ID', str('Audience (`aud`) an app server token must carry; unset: `resourceName` of `RADAR_IS_CONFIG_LOCATION`, else `res_AppServer`', { spring: 'security.oauth2.resource.id' })),
   radarIsConfigLocation: withEnv('RADAR_IS_CONFIG_LOCATION', str('Path of a radar-auth `radar_is.yml` (`resourceName`, `publicKeyEndpoints`, `publicKeys`) with further token key sources for the app server', {})),
+  springBootAdminClientUrl: withEnv('SPRING_BOOT_ADMIN_CLIENT_URL', httpUrl('Spring Boot Admin server to register this instance with (`POST {url}/instances` every period); unset: no registration', { spring: 'spring.boot.admin.client.url' })),
+  springBootAdminClientUsername: withEnv('SPRING_BOOT_ADMIN_CLIENT_USERNAME', str('Basic-auth user for the Spring Boot Admin server', { spring: 'spring.boot.admin.client.username' })),
+  springBootAdminClientPassword: withEnv('SPRING_BOOT_ADMIN_CLIENT_PASSWORD', str('Basic-auth password for the Spring Boot Admin server', { spring: 'spring.boot.admin.client.password' })),
+  springBootAdminClientInstanceName: withEnv('SPRING_BOOT_ADMIN_CLIENT_INSTANCE_NAME', str('Name this instance registers under', { default: 'radar-appserver', spring: 'spring.boot.admin.client.instance.name' })),
+  springBootAdminClientInstanceServiceBaseUrl: withEnv('SPRING_BOOT_ADMIN_CLIENT_INSTANCE_SERVICE_BASE_URL', httpUrl('Base URL the admin server reaches this instance at; default `http://<hostname>:<port>`', { spring: 'spring.boot.admin.client.instance.service-base-url' })),
+  springBootAdminClientPeriod: withEnv('SPRING_BOOT_ADMIN_CLIENT_PERIOD', int('Milliseconds between registrations', { default: 10_000, min: 100, max: 86_400_000, spring: 'spring.boot.admin.client.period' })),
+  springBootAdminClientAutoDeregistration: withEnv('SPRING_BOOT_ADMIN_CLIENT_AUTO_DEREGISTRATION', bool('Deregister (`DELETE {url}/instances/{id}`) at shutdown', { default: true, spring: 'spring.boot.admin.client.auto-deregistration' })),
 } as const;
 
 type Settings = typeof settings;

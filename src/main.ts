@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { buildApp } from './app.js';
 import { DEFAULT_ENV_FILE, loadDotEnv } from './dotenv.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -27,6 +26,10 @@ try {
   throw err;
 }
 
+// Sentry first, as its SDK asks: before the app's modules are loaded.
+if (config.sentryDsn) (await import('./platform/sentry.js')).initSentry({ ...config, sentryDsn: config.sentryDsn });
+
+const { buildApp } = await import('./app.js');
 let app: Awaited<ReturnType<typeof buildApp>>;
 try {
   app = await buildApp(config);

@@ -57,9 +57,11 @@ export function createErrorHandler(format: ErrorFormat) {
       return reply.code(status).send(format.body(status, clientMessage(fe), request, error));
     }
     // A database error carries the query parameters (which may hold personal data): log its code only.
+    // Method and route (the pattern, not the URL) tell Sentry and the reader where it happened.
+    const where = { method: request.method, route: request.routeOptions.url ?? '(no route)' };
     const state = sqlState(error);
-    if (state) request.log.error({ sqlState: state, constraint: (error as { cause?: { constraint_name?: string } }).cause?.constraint_name }, 'database error');
-    else request.log.error({ err: error }, 'unhandled error');
+    if (state) request.log.error({ ...where, sqlState: state, constraint: (error as { cause?: { constraint_name?: string } }).cause?.constraint_name }, 'database error');
+    else request.log.error({ ...where, err: error }, 'unhandled error');
     return reply.code(500).send(format.body(500, 'Internal server error', request, error));
   };
 }

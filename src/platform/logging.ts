@@ -3,10 +3,12 @@
  * destinations, and the lazy per-request child logger.
  *
  * Redaction and serializers run in the logger, before a line reaches any destination, so every
- * destination (JSON, pretty, and later a file or Sentry) gets the same redacted line.
+ * destination (JSON, pretty, a log file, Sentry) gets the same redacted line.
  */
 import type { FastifyBaseLogger, FastifyServerOptions, FastifyRequest } from 'fastify';
 import { pino, stdSerializers, type DestinationStream, type LevelWithSilent, type StreamEntry } from 'pino';
+import type { LogFileSettings } from './log-files.js';
+import type { SentrySettings } from './sentry.js';
 
 /** Query parameters that carry credentials and never reach the log. */
 // `token`: check_token, introspection and revocation; `key`: activation and password-reset keys
@@ -92,12 +94,19 @@ export function loggerOptions(level: string, stream?: DestinationStream): NonNul
 /** `json`: one JSON object per line, for machines. `pretty`: pino-pretty's readable lines, for people. */
 export type LogFormat = 'json' | 'pretty';
 
-/** The settings the log destinations are chosen by (`LOG_LEVEL`, `LOG_FORMAT`, `PROFILE`). */
-export interface LogSettings {
+/**
+ * The settings the log destinations are chosen by (`LOG_LEVEL`, `LOG_FORMAT`, `PROFILE`, the log
+ * files' `LOGS_*` and Sentry's `SENTRY_*`).
+ */
+export interface LogSettings extends Partial<Omit<LogFileSettings, 'logsDir'> & Omit<SentrySettings, 'sentryDsn'>> {
   logLevel: LevelWithSilent;
   /** Unset: `logFormatOf` decides. */
   logFormat: LogFormat | undefined;
   profile: 'dev' | 'prod';
+  /** Unset: no log files. */
+  logsDir?: string | undefined;
+  /** Unset: no Sentry. */
+  sentryDsn?: string | undefined;
 }
 
 /**
@@ -123,15 +132,42 @@ export async function prettyStream(out: { write(text: string): unknown } = proce
 }
 
 /**
- * Where the log lines go: one entry per destination, each with its own minimum level. A further
- * destination (a log file, Sentry) is one more entry in this list.
+ * Where the log lines go: one entry per destination, each with its own minimum level: the
+ * console, the log files when `LOGS_DIR` is set, Sentry when `SENTRY_DSN` is set.
  */
 export async function logDestinations(settings: LogSettings, stdoutIsTTY = process.stdout.isTTY === true): Promise<StreamEntry<LevelWithSilent>[]> {
   const level = settings.logLevel;
-  if (logFormatOf(settings, stdoutIsTTY) === 'pretty') return [{ level, stream: await prettyStream() }];
-  // The stream pino builds by default for stdout (asynchronous SonicBoom, flushed at exit):
-  // the JSON path writes exactly as it did without a destination list.
-  return [{ level, stream: pino.destination({ dest: 1, sync: false }) }];
+  const destinations: StreamEntry<LevelWithSilent>[] = logFormatOf(settings, stdoutIsTTY) === 'pretty'
+    ? [{ level, stream: await prettyStream() }]
+    // The stream pino builds by default for stdout (asynchronous SonicBoom, flushed at exit):
+    // the JSON path writes exactly as it did without a destination list.
+    : [{ level, stream: pino.destination({ dest: 1, sync: false }) }];
+  if (settings.logsDir) {
+    // Imported here only, as pino-pretty: a process without log files never loads pino-roll.
+    const { logFileDestinations } = await import('./log-files.js');
+    destinations.push(...await logFileDestinations({ logsDir: settings.logsDir, logsMaxFileSize: settings.logsMaxFileSize ?? 10 * 1024 * 1024, logsMaxHistory: settings.logsMaxHistory ?? 60 }, level));
+  }
+  if (settings.sentryDsn) {
+    const { sentryDestination } = await import('./sentry.js');
+    destinations.push(sentryDestination(settings.sentryLogLevel ?? 'error'));
+  }
+  return destinations;
+}
+
+/** A destination that holds a resource (a file, a queue of Sentry events) to release at close. */
+export interface ClosableStream extends DestinationStream {
+  close(): Promise<void>;
+}
+
+/**
+ * Writes out what the destinations still buffer and closes the files among them (`onClose`).
+ * The console stream stays open: main.ts and close-with-grace may still write to it.
+ */
+export async function closeLogDestinations(destinations: StreamEntry<LevelWithSilent>[]): Promise<void> {
+  await Promise.all(destinations.map(async ({ stream }) => {
+    const closable = stream as Partial<ClosableStream>;
+    if (typeof closable.close === 'function') await closable.close();
+  }));
 }
 
 /**
