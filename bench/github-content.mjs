@@ -4,7 +4,7 @@
 // default SECURITY_GITHUB_CACHE_DURATION of an hour). GITHUB_API_URL points at the GitHub stub
 // (test/helpers/github-stub.ts) in this process; the run fails if the stub is asked anything
 // during the measurement (the figure would then include GitHub) and on any non-2xx answer or
-// request error. The requests carry an admin bearer token (password grant), as the app server's
+// request error. The requests carry a client-credentials token of `radar_appserver_client`, as the app server's
 // security asks once it is on. Rounds of `seconds` each; it prints every round and the median.
 //   npx tsx bench/github-content.mjs [seconds=10] [connections=50] [rounds=ROUNDS or 3]
 // (tsx: the stub is TypeScript.)  Target: ≥ 5,000 requests/s.
@@ -36,8 +36,9 @@ try {
   });
   const token = await expect2xx('password grant', fetch(`${service.base}/managementportal/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'password', client_id: 'ManagementPortalapp', username: 'admin', password: ADMIN_PASSWORD }),
+    // The app server's own client (resource res_AppServer, scope SUBJECT.READ): G1 needs SUBJECT.READ.
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('radar_appserver_client:secret').toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials' }),
   }));
   const authorization = `Bearer ${(await token.json()).access_token}`;
 

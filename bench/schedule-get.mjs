@@ -4,8 +4,10 @@
 // (42 tasks, seeded by SQL), each request for the next user in turn. Alternating rounds (default
 // 3); medians of req/s and of schedule / user. Target: the schedule GET at ≥ 70 % of the user GET.
 // Any non-2xx answer or request error fails the run; so does a schedule answer without tasks.
-// TODO(issue 21 merged): present a pool of participant tokens, as prod's app-server security is on.
+// Prod's app-server security is on: both routes present one client-credentials token of the app
+// server's own client (`radar_appserver_client`, scope SUBJECT.READ) from the dev clients file.
 //   npm run build && node bench/schedule-get.mjs [seconds=10] [connections=50] [users=1000] [rounds=ROUNDS or 3]
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { cpuMeter } from './cpu-usage.mjs';
@@ -22,8 +24,17 @@ const db = await freshDatabase('radar_bench_schedule_get');
 const stops = [];
 let summary;
 try {
-  const service = await startService({ PROFILE: 'prod', DATABASE_URL: db.url, RADAR_ADMIN_PASSWORD: 'bench-secret', QUESTIONNAIRE_SCHEDULE_INTERVAL_SECONDS: '0', SCHEDULER_ENABLED: 'false' });
+  const service = await startService({
+    PROFILE: 'prod', DATABASE_URL: db.url, RADAR_ADMIN_PASSWORD: 'bench-secret', QUESTIONNAIRE_SCHEDULE_INTERVAL_SECONDS: '0', SCHEDULER_ENABLED: 'false',
+    MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: fileURLToPath(new URL('../config/oauth_client_details.csv', import.meta.url)),
+  });
   stops.push(() => service.stop());
+  const granted = await expect2xx('client credentials grant', fetch(`${service.base}/managementportal/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('radar_appserver_client:secret').toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials' }),
+  }));
+  const headers = { authorization: `Bearer ${(await granted.json()).access_token}` };
 
   const sql = postgres(db.url, { max: 1, onnotice: () => {} });
   await sql`insert into appserver.projects (project_id) values ('radar')`;
@@ -42,12 +53,12 @@ try {
     schedule: (i) => `/projects/radar/users/sub-${i}/questionnaire/schedule?${window}`,
     user: (i) => `/projects/radar/users/sub-${i}`,
   };
-  const probe = await (await expect2xx('schedule probe', fetch(`${service.base}${paths.schedule(1)}`))).json();
+  const probe = await (await expect2xx('schedule probe', fetch(`${service.base}${paths.schedule(1)}`, { headers }))).json();
   if (!Array.isArray(probe) || probe.length < 5) throw new BenchFailure(`the windowed schedule has ${probe.length} tasks, expected 6 or 7`);
 
   async function load(label) {
     let next = 0;
-    const request = { setupRequest: (req) => ({ ...req, path: paths[label]((next++ % users) + 1) }) };
+    const request = { setupRequest: (req) => ({ ...req, headers: { ...req.headers, ...headers }, path: paths[label]((next++ % users) + 1) }) };
     const url = service.base;
     assertAll2xx(`${label} warm-up`, await autocannon({ url, connections, duration: 2, requests: [request] }));
     const cpu = cpuMeter(service.pid);
