@@ -10,8 +10,7 @@ import { createMessageService } from './messages/service.js';
 import { notificationCodec } from './notifications/codec.js';
 import * as messages from './messages/queries.js';
 import { findProjectByProjectId } from './projects/queries.js';
-import { listUsersOfProject } from './users/queries.js';
-import { requireSubject } from './users/service.js';
+import { findProjectAndUser, listUsersOfProject } from './users/queries.js';
 import { EVERYTHING } from './security/oracle.js';
 
 /** The app package of the questionnaire app (aRMT), the reference's default for generated notifications. */
@@ -35,15 +34,13 @@ export function createStudyNotifications(deps: { db: Database; events: Appserver
         fcmTokenSet: Boolean(user.fcmToken),
         lastOpened: user.lastOpened,
         lastDelivered: user.lastDelivered,
-        language: user.language,
-        timezone: user.timezone,
       }));
     },
 
     /** A user's notifications, newest first, each with its state history; undefined for an unknown user. */
     async notifications(projectId: string, subjectId: string) {
-      const found = await requireSubject(db, projectId, subjectId).catch(() => undefined);
-      if (!found) return undefined;
+      const found = await findProjectAndUser(db, projectId, subjectId);
+      if (!found?.user) return undefined;
       const rows = await messages.listUserMessages(db, 'notification', found.user.id);
       const events = await messages.listStateEventsOfMessages(db, rows.map((row) => row.id));
       return rows.reverse().map((row) => ({

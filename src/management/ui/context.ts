@@ -115,7 +115,7 @@ const CSP = [
 /** Formats an instant for a page: `<time datetime>` in UTC, the zone named (ui.js shows it in the browser's zone). */
 export function timeHtml(value: Date | string | number | null | undefined, zone: string): string {
   if (value === null || value === undefined || value === '') return '';
-  const date = value instanceof Date ? value : new Date(typeof value === 'number' ? value : value);
+  const date = value instanceof Date ? value : new Date(value);
   if (Number.isNaN(date.getTime())) return '';
   const iso = date.toISOString();
   return `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} ${zone}</time>`;

@@ -97,4 +97,13 @@ describe('notification pages: permissions and bad input', () => {
     expect(empty.status).toBe(400);
     expect(empty.body).toMatch(/role="alert"[^>]*>A title is required\./);
   });
+
+  it('answers a 404 page, and sends nothing, for a test notification to an unknown app user', async () => {
+    const ui = uiClient(t.app);
+    await ui.signIn();
+    const page = await ui.get(`/managementportal/notifications/${subject.projectId}/${subject.subjectId}`);
+    const res = await ui.post(`/managementportal/notifications/${subject.projectId}/no-such-user`, { _csrf: csrfOf(page.body), title: 'nobody' });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatch(/role="alert"/);
+  });
 });
