@@ -297,6 +297,8 @@ export const settings = {
   fcmProjectId: withEnv('FCM_PROJECT_ID', str('Firebase project id (default: the credentials\' `project_id`, or `demo-radar` with `FCM_EMULATOR_HOST`)', {})),
   notificationEmailEnabled: withEnv('RADAR_NOTIFICATION_EMAIL_ENABLED', bool('Also send notifications with `emailEnabled` to the user\'s e-mail address (needs `SMTP_URL` or `SPRING_MAIL_HOST`)', { default: false, spring: 'radar.notification.email.enabled' })),
   notificationEmailFrom: withEnv('RADAR_NOTIFICATION_EMAIL_FROM', str('Sender address of notification e-mails', { default: 'radar@radar.thehyve.nl', spring: 'radar.notification.email.from' })),
+  notificationEmailMaxAttempts: withEnv('RADAR_NOTIFICATION_EMAIL_MAX_ATTEMPTS', int('Sends of a notification e-mail that failed for a passing reason (no connection, a 4xx reply) before it is given up; retried apart from the push', { default: 10, min: 1, max: 100 })),
+  notificationEmailRetrySeconds: withEnv('RADAR_NOTIFICATION_EMAIL_RETRY_SECONDS', int('Wait before a notification e-mail\'s first retry; it doubles with each further attempt (at most one hour)', { default: 30, min: 0, max: 3600 })),
   protocolGithubRepoPath: withEnv('RADAR_QUESTIONNAIRE_PROTOCOL_GITHUB_REPO_PATH', make('GitHub repository (`owner/name`) holding the aRMT protocols, `{projectId}[/{key}/{value}…]/{file}`', { default: 'RADAR-base/RADAR-aRMT-protocols', spring: 'radar.questionnaire.protocol.github.repo.path' }, (raw) => {
     const value = raw.trim();
     if (!/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/.test(value) || /\/\.\.?$/.test(value)) throw new InvalidValue(`must be a GitHub repository as owner/name, got "${raw}"`);

@@ -148,7 +148,7 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
     const log = app.log.child({ component: 'scheduler' });
     const fcm = await createFcmSender(config, log);
     const email = config.notificationEmailEnabled
-      ? createNotificationEmailSender({ mailer: app.mail, from: config.notificationEmailFrom, counter: metrics.emails, log })
+      ? createNotificationEmailSender({ mailer: app.mail, from: config.notificationEmailFrom, log })
       : undefined;
     const scheduler = createScheduler({
       db, events, fcm, email, metrics, log,
@@ -159,6 +159,8 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
         leaseSeconds: config.schedulerLeaseSeconds,
         maxAttempts: config.schedulerMaxAttempts,
         retrySeconds: config.schedulerRetrySeconds,
+        emailMaxAttempts: config.notificationEmailMaxAttempts,
+        emailRetrySeconds: config.notificationEmailRetrySeconds,
       },
     });
     app.addHook('onReady', async () => scheduler.start());

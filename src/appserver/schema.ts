@@ -15,6 +15,13 @@ export type MessageState = (typeof MESSAGE_STATES)[number];
  */
 export type DeliveryState = 'ADDED' | 'SCHEDULED' | 'EXECUTED' | 'ERRORED' | 'CANCELLED';
 
+/**
+ * Where a notification's e-mail stands, apart from its push: null (none asked for yet), PENDING
+ * (queued by the push's first attempt, sent and retried by the scheduler under its own lease),
+ * SENT, FAILED (refused for good or out of attempts) or SKIPPED (the user has no address).
+ */
+export type EmailState = 'PENDING' | 'SENT' | 'FAILED' | 'SKIPPED';
+
 export const projects = appserver.table('projects', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
   projectId: text('project_id').notNull(),
@@ -97,6 +104,11 @@ export const messages = appserver.table('messages', {
   // Scheduler lease: a claimer owns the row until this instant; a crashed claimer's rows come back.
   leaseUntil: timestamptz('lease_until'),
   attempts: integer('attempts').notNull().default(0),
+  // The e-mail's own queue, independent of the push (state, attempts, and a lease that doubles as
+  // the next attempt's time after a failure), so a mail outage never holds the push back.
+  emailState: text('email_state').$type<EmailState>(),
+  emailAttempts: integer('email_attempts').notNull().default(0),
+  emailLeaseUntil: timestamptz('email_lease_until'),
   // Hash of the reference's duplicate rule (notification: sourceId, scheduledTime, title, body,
   // type, ttlSeconds; data message: sourceId, scheduledTime, ttlSeconds), so one unique index
   // enforces it whatever the length of title and body.
@@ -107,6 +119,7 @@ export const messages = appserver.table('messages', {
   index('messages_user_idx').on(t.userId, t.kind),
   index('messages_due_idx').on(t.scheduledTime).where(sql`${t.state} = 'SCHEDULED'`),
   index('messages_task_idx').on(t.taskId),
+  index('messages_email_due_idx').on(t.id).where(sql`${t.emailState} = 'PENDING'`),
 ]);
 export type MessageRow = typeof messages.$inferSelect;
 export type NewMessageRow = typeof messages.$inferInsert;

@@ -23,7 +23,7 @@ const complete = (r: NewMessageRow): StoredColumns => ({
   titleLocArgs: r.titleLocArgs ?? null, androidChannelId: r.androidChannelId ?? null, tag: r.tag ?? null,
   clickAction: r.clickAction ?? null, emailEnabled: r.emailEnabled ?? false, emailTitle: r.emailTitle ?? null,
   emailBody: r.emailBody ?? null, state: r.state ?? 'ADDED', leaseUntil: r.leaseUntil ?? null, attempts: r.attempts ?? 0,
-  dedupeKey: r.dedupeKey,
+  emailState: r.emailState ?? null, emailAttempts: r.emailAttempts ?? 0, emailLeaseUntil: r.emailLeaseUntil ?? null, dedupeKey: r.dedupeKey,
 });
 
 /**

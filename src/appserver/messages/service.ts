@@ -164,7 +164,9 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
         const next = newRow(body, user.id, false);
         const reschedule = current.state !== 'ADDED' && current.state !== 'SCHEDULED' && next.scheduledTime > now;
         const state: DeliveryState = reschedule ? 'SCHEDULED' : current.state;
-        const row = await q.updateMessage(tx, id, { ...next, state, leaseUntil: null, attempts: reschedule ? 0 : current.attempts });
+        // A rescheduled notification starts over, its e-mail included.
+        const restart = reschedule ? { attempts: 0, emailState: null, emailAttempts: 0, emailLeaseUntil: null } : { attempts: current.attempts };
+        const row = await q.updateMessage(tx, id, { ...next, state, leaseUntil: null, ...restart });
         const changes = [
           { messageId: id, state: 'UPDATED' as const, time: now },
           ...(reschedule ? [{ messageId: id, state: 'SCHEDULED' as const, time: now }] : []),

@@ -57,3 +57,39 @@ export async function claimDueMessages(db: Executor, opts: { now: Date; limit: n
   }
   return claimed;
 }
+
+/** A claimed notification e-mail with its recipient, read at claim time. */
+export interface ClaimedEmail {
+  message: Pick<MessageRow, 'id' | 'title' | 'body' | 'emailTitle' | 'emailBody' | 'emailAttempts'>;
+  userEmail: string | null;
+  subjectId: string;
+}
+
+/**
+ * Claims queued notification e-mails (`email_state` PENDING) whose lease is free or has run out,
+ * with the same discipline as the pushes: `FOR UPDATE SKIP LOCKED`, then a lease that keeps the
+ * mail to this process while it is sent. A failed mail's lease is moved to its next attempt, so
+ * the same condition also waits out the backoff.
+ */
+export async function claimDueEmails(db: Executor, opts: { now: Date; limit: number; leaseUntil: Date }): Promise<ClaimedEmail[]> {
+  const due = db.$with('due_email').as(
+    db.select({ dueId: messages.id, dueUserId: messages.userId }).from(messages)
+      .where(and(
+        eq(messages.emailState, 'PENDING'),
+        or(isNull(messages.emailLeaseUntil), lt(messages.emailLeaseUntil, opts.now)),
+      ))
+      .orderBy(asc(messages.id))
+      .limit(opts.limit)
+      .for('update', { skipLocked: true }),
+  );
+  const rows = await db.with(due).update(messages)
+    .set({ emailLeaseUntil: opts.leaseUntil })
+    .from(due)
+    .innerJoin(users, eq(users.id, due.dueUserId))
+    .where(eq(messages.id, due.dueId))
+    .returning({
+      id: messages.id, title: messages.title, body: messages.body, emailTitle: messages.emailTitle,
+      emailBody: messages.emailBody, emailAttempts: messages.emailAttempts, ownerEmail: users.email, ownerSubjectId: users.subjectId,
+    });
+  return rows.map((row) => ({ message: row, userEmail: row.ownerEmail, subjectId: row.ownerSubjectId }));
+}

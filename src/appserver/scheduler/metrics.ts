@@ -22,6 +22,6 @@ export function createSchedulerMetrics(registry: Registry): SchedulerMetrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 5, 10, 30, 60, 300, 3600],
       registers,
     }),
-    emails: new Counter({ name: 'appserver_notification_emails_total', help: 'Notification e-mails, by result', labelNames: ['result'], registers }),
+    emails: new Counter({ name: 'appserver_notification_emails_total', help: 'Notification e-mail sends, apart from the pushes, by result: sent, retried (failed, tried again later), failed (given up), skipped (no address)', labelNames: ['result'], registers }),
   };
 }

@@ -9,8 +9,11 @@
  *
  * Delivery is exactly once while processes run, and at least once across crashes: a batch whose
  * process dies after sending and before recording is sent again when its lease runs out.
- * Notification e-mails (transmit/email.ts) go out beside the push, on the first attempt only; a
- * mail failure never holds up or fails the push.
+ * Notification e-mails (transmit/email.ts) have their own queue on the message row: the push's
+ * first attempt queues the mail (PENDING) with its outcome, and the mail drain that follows each
+ * push drain claims queued mails under their own lease (claim.ts `claimDueEmails`), sends them,
+ * and retries a temporary failure with backoff up to `emailMaxAttempts` sends. EXECUTED reflects
+ * the push only; a mail outage never holds a push back, nor a push outage the mail.
  */
 import { AsyncTask, SimpleIntervalJob, ToadScheduler } from 'toad-scheduler';
 import type { FastifyBaseLogger } from 'fastify';
@@ -19,8 +22,8 @@ import type { AppserverEventBus, MessageStateChange } from '../events.js';
 import type { MessageState } from '../schema.js';
 import type { NotificationEmailSender } from '../transmit/email.js';
 import type { FcmSender } from '../transmit/fcm.js';
-import { claimDueMessages, type ClaimedMessage } from './claim.js';
-import { clearFcmToken, findNextDueTime, recordOutcomes, type BatchOutcome } from './queries.js';
+import { claimDueEmails, claimDueMessages, type ClaimedMessage } from './claim.js';
+import { clearFcmToken, findNextDueTime, recordEmailOutcomes, recordOutcomes, type BatchOutcome, type EmailOutcome } from './queries.js';
 import { classifyFailure, planMessage, retryDelaySeconds, type ErrorInfo } from './rules.js';
 import type { SchedulerMetrics } from './metrics.js';
 
@@ -31,6 +34,10 @@ export interface SchedulerSettings {
   leaseSeconds: number;
   maxAttempts: number;
   retrySeconds: number;
+  /** Sends of a notification e-mail that failed for a passing reason before it becomes FAILED. */
+  emailMaxAttempts: number;
+  /** Wait before an e-mail's first retry; it doubles with each further attempt (at most one hour). */
+  emailRetrySeconds: number;
 }
 
 export interface SchedulerDeps {
@@ -47,13 +54,13 @@ export interface SchedulerDeps {
 
 export interface Scheduler {
   start(): void;
-  /** Stops ticking and waits for the batches in flight to finish (their e-mails may still be going out). */
+  /** Stops ticking and waits for the batches and e-mails in flight to finish. */
   stop(): Promise<void>;
   /** One tick now (drains what is due); resolves with the number of messages claimed. */
   runOnce(): Promise<number>;
 }
 
-interface Outcome { id: number; state: 'EXECUTED' | 'ERRORED'; info: ErrorInfo | null; sent: boolean }
+interface Outcome { id: number; state: 'EXECUTED' | 'ERRORED'; info: ErrorInfo | null; sent: boolean; mail: boolean }
 
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { db, events, fcm, email, metrics, settings, clock = () => new Date() } = deps;
@@ -68,13 +75,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let lookingAhead: Promise<void> | undefined;
   let lookAgain = false;
   let unsubscribe: (() => void) | undefined;
+  let mailing: Promise<void> | undefined;
 
-  /** A notification that asks for e-mail gets it with its first send attempt, not with retries. */
-  function mailIfWanted(c: ClaimedMessage) {
-    const m = c.message;
-    if (!email || m.kind !== 'notification' || !m.emailEnabled || m.attempts > 0) return;
-    email.send(m, { to: c.userEmail, subjectId: c.subjectId });
-  }
+  /** A notification that asks for e-mail queues it with its first send attempt, not with retries. */
+  const wantsMail = ({ message: m }: ClaimedMessage) =>
+    email !== undefined && m.kind === 'notification' && m.emailEnabled && m.attempts === 0 && m.emailState === null;
 
   /** Sends one claimed batch and records its outcomes. */
   async function processBatch(batch: ClaimedMessage[], lease: Date, tlog: FastifyBaseLogger) {
@@ -85,11 +90,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     for (const c of batch) {
       const plan = planMessage(c, now);
       if ('fail' in plan) {
-        outcomes.push({ id: c.message.id, state: 'ERRORED', info: plan.fail, sent: false });
-        if (plan.fail.error !== 'expired') mailIfWanted(c);
+        outcomes.push({ id: c.message.id, state: 'ERRORED', info: plan.fail, sent: false, mail: plan.fail.error !== 'expired' && wantsMail(c) });
         continue;
       }
-      mailIfWanted(c);
       toSend.push({ c, lateness: plan.lateness });
       messages.push(plan.send);
     }
@@ -97,13 +100,13 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     const results = await fcm.sendEach(messages);
     if (fcm.kind === 'disabled' && messages.length > 0) tlog.info({ dropped: messages.length }, 'FCM sender disabled: messages dropped');
     const sentAt = clock();
-    const retries = new Map<number, number[]>(); // delay in seconds → ids
+    const retries = new Map<number, ClaimedMessage[]>(); // delay in seconds → messages
     const tokensToClear: { userId: number; token: string; id: number }[] = [];
     for (const [i, { c, lateness }] of toSend.entries()) {
       const result = results[i]!;
       const m = c.message;
       if (result.ok) {
-        outcomes.push({ id: m.id, state: 'EXECUTED', info: null, sent: true });
+        outcomes.push({ id: m.id, state: 'EXECUTED', info: null, sent: true, mail: wantsMail(c) });
         metrics.lateness.observe({ kind: m.kind }, lateness + (sentAt.getTime() - now.getTime()) / 1000);
         continue;
       }
@@ -111,16 +114,16 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const attempts = m.attempts + 1;
       if (failure.retry && attempts < settings.maxAttempts) {
         const delay = retryDelaySeconds(attempts, settings.retrySeconds);
-        const ids = retries.get(delay);
-        if (ids) ids.push(m.id);
-        else retries.set(delay, [m.id]);
+        const retried = retries.get(delay);
+        if (retried) retried.push(c);
+        else retries.set(delay, [c]);
         tlog.warn({ messageId: m.id, attempt: attempts, code: result.code, retryInSeconds: delay }, 'fcm send failed, retrying');
         continue;
       }
       const info = failure.retry
         ? { error: failure.info.error, error_description: `${failure.info.error_description} (gave up after ${attempts} attempts)` }
         : failure.info;
-      outcomes.push({ id: m.id, state: 'ERRORED', info, sent: true });
+      outcomes.push({ id: m.id, state: 'ERRORED', info, sent: true, mail: wantsMail(c) });
       if (!failure.retry && failure.clearToken && m.userId && c.userToken && !m.fcmTopic && !m.fcmCondition) {
         tokensToClear.push({ userId: m.userId, token: c.userToken, id: m.id });
       }
@@ -132,11 +135,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     const rows: BatchOutcome[] = new Array(outcomes.length);
     for (let i = 0; i < outcomes.length; i++) {
       const o = outcomes[i]!;
-      rows[i] = { id: o.id, state: o.state, sent: o.sent, info: infoJson(o.info) };
+      rows[i] = { id: o.id, state: o.state, sent: o.sent, info: infoJson(o.info), mail: o.mail };
     }
-    for (const [delay, ids] of retries) {
+    for (const [delay, retried] of retries) {
       const retryAt = new Date(sentAt.getTime() + delay * 1000);
-      for (const id of ids) rows.push({ id, state: 'SCHEDULED', sent: true, retryAt });
+      for (const c of retried) rows.push({ id: c.message.id, state: 'SCHEDULED', sent: true, retryAt, mail: wantsMail(c) });
     }
     // One statement records the batch (messages and their events together); a transaction only
     // when a refused token is cleared with it.
@@ -208,6 +211,50 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     return claimed;
   }
 
+  /** Sends one claimed batch of e-mails and records their outcomes; counts them apart from the pushes. */
+  async function processEmails(mailer: NotificationEmailSender, lease: Date, limit: number, tlog: FastifyBaseLogger): Promise<number> {
+    const batch = await claimDueEmails(db, { now: clock(), limit, leaseUntil: lease });
+    if (batch.length === 0) return 0;
+    const results = await Promise.all(batch.map((c) => mailer.send(c.message, { to: c.userEmail, subjectId: c.subjectId })));
+    const now = clock();
+    const outcomes: EmailOutcome[] = [];
+    const counted: ('sent' | 'skipped' | 'retried' | 'failed')[] = [];
+    for (const [i, c] of batch.entries()) {
+      const r = results[i]!;
+      const id = c.message.id;
+      const attempts = c.message.emailAttempts + 1;
+      if (r.result === 'sent') outcomes.push({ id, state: 'SENT' });
+      else if (r.result === 'skipped') outcomes.push({ id, state: 'SKIPPED' });
+      else if (!r.permanent && attempts < settings.emailMaxAttempts) {
+        const delay = retryDelaySeconds(attempts, settings.emailRetrySeconds);
+        outcomes.push({ id, state: 'PENDING', retryAt: new Date(now.getTime() + delay * 1000) });
+        tlog.warn({ messageId: id, attempt: attempts, reason: r.reason, retryInSeconds: delay }, 'notification e-mail failed, retrying');
+      } else {
+        outcomes.push({ id, state: 'FAILED' });
+        tlog.warn({ messageId: id, attempt: attempts, reason: r.reason }, 'notification e-mail failed');
+      }
+      const o = outcomes[outcomes.length - 1]!;
+      counted.push(o.state === 'SENT' ? 'sent' : o.state === 'SKIPPED' ? 'skipped' : o.state === 'PENDING' ? 'retried' : 'failed');
+    }
+    const written = new Set(await recordEmailOutcomes(db, outcomes, lease));
+    for (const [i, o] of outcomes.entries()) if (written.has(o.id)) metrics.emails.inc({ result: counted[i]! });
+    return batch.length;
+  }
+
+  /** Sends the queued e-mails that are due, batch after batch; one mail drain at a time, never in the push's way. */
+  function drainEmails(): void {
+    if (!email || mailing || stopping) return;
+    const tlog = log.child({ tick: tickNo, component: 'scheduler-email' });
+    mailing = (async () => {
+      while (!stopping) {
+        const lease = new Date(clock().getTime() + settings.leaseSeconds * 1000);
+        const n = await processEmails(email, lease, settings.batchSize, tlog);
+        if (n < settings.batchSize) return;
+      }
+    })().catch((err: unknown) => log.error(failure(err), 'scheduler e-mail drain failed'))
+      .finally(() => { mailing = undefined; });
+  }
+
   /**
    * Wakes the scheduler at the next due time when that comes before the next tick, so a message
    * is sent when it falls due rather than up to a tick later. Never claims early: the wake-up
@@ -247,6 +294,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     const run = (current ?? Promise.resolve(0)).catch(() => 0).then(() => drain());
     current = run;
     void run.then(lookAhead, lookAhead);
+    void run.then(drainEmails, drainEmails);
     return run;
   }
 
@@ -271,6 +319,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       if (wakeTimer) clearTimeout(wakeTimer);
       await lookingAhead;
       await current?.catch(() => {});
+      await mailing;
     },
     runOnce,
   };
