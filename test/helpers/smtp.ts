@@ -26,12 +26,18 @@ function headerValue(raw: string, name: string): string {
   return match ? match[1]!.replace(/\r?\n[ \t]/g, ' ') : '';
 }
 
-export async function startSmtpServer(): Promise<SmtpStub> {
+/**
+ * Starts the server on `port` (default: a free one). `close()` drops open connections at once, so
+ * an outage test can close it (clients then meet a refused connection) and start it again on the
+ * same port.
+ */
+export async function startSmtpServer(opts: { port?: number } = {}): Promise<SmtpStub> {
   const stub: SmtpStub = { url: '', mails: [], close: async () => {} };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    closeTimeout: 50,
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -55,7 +61,7 @@ export async function startSmtpServer(): Promise<SmtpStub> {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
   stub.url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
   stub.close = () => new Promise((resolve) => server.close(() => resolve()));
