@@ -4,18 +4,14 @@
  * clears or drops the lease) keeps its new state, and a lease taken over after a crash is not
  * written by the process that lost it.
  */
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import { executedRows, type Executor } from '../../platform/database.js';
 import { messageStateEvents, messages, users, type EmailState } from '../schema.js';
 
 /** A claimed message's outcome: finished (EXECUTED / ERRORED, with its event) or kept SCHEDULED for a retry. */
-export type BatchOutcome = (
+export type BatchOutcome =
   | { id: number; state: 'EXECUTED' | 'ERRORED'; sent: boolean; info: string | null }
-  | { id: number; state: 'SCHEDULED'; sent: true; retryAt: Date }
-) & {
-  /** Queue the notification's e-mail (PENDING) with this outcome; only a message without e-mail state gets one. */
-  mail?: boolean;
-};
+  | { id: number; state: 'SCHEDULED'; sent: true; retryAt: Date };
 
 /**
  * Records a whole batch's outcomes in one statement: one `UPDATE … FROM jsonb_array_elements($1)`
@@ -29,22 +25,21 @@ export type BatchOutcome = (
 export async function recordOutcomes(db: Executor, outcomes: BatchOutcome[], lease: Date, now: Date): Promise<{ id: number; retried: boolean }[]> {
   if (outcomes.length === 0) return [];
   const json = JSON.stringify(outcomes.map((o) => (o.state === 'SCHEDULED'
-    ? [o.id, o.state, true, null, o.retryAt.toISOString(), o.mail === true]
-    : [o.id, o.state, o.sent, o.info, null, o.mail === true])));
+    ? [o.id, o.state, true, null, o.retryAt.toISOString()]
+    : [o.id, o.state, o.sent, o.info, null])));
   // The id list lets the planner go through the primary key; joined on the JSON alone, it
   // estimates 100 rows and may hash-join over every SCHEDULED row of a fresh backlog.
   const ids = `{${outcomes.map((o) => o.id).join(',')}}`;
   const result = await db.execute(sql`
     WITH o AS (
-      SELECT (e->>0)::bigint AS id, e->>1 AS state, (e->>2)::boolean AS sent, e->>3 AS info, (e->>4)::timestamptz AS retry_at, (e->>5)::boolean AS mail
+      SELECT (e->>0)::bigint AS id, e->>1 AS state, (e->>2)::boolean AS sent, e->>3 AS info, (e->>4)::timestamptz AS retry_at
       FROM jsonb_array_elements(${json}::jsonb) AS e
     ), done AS (
       UPDATE ${messages} AS m
       SET state = o.state,
           lease_until = o.retry_at,
           attempts = CASE WHEN o.sent THEN m.attempts + 1 ELSE m.attempts END,
-          updated_at = CASE WHEN o.retry_at IS NULL THEN ${now.toISOString()}::timestamptz ELSE m.updated_at END,
-          email_state = CASE WHEN o.mail AND m.email_state IS NULL THEN 'PENDING' ELSE m.email_state END
+          updated_at = CASE WHEN o.retry_at IS NULL THEN ${now.toISOString()}::timestamptz ELSE m.updated_at END
       FROM o
       WHERE m.id = ANY(${ids}::bigint[]) AND m.id = o.id AND m.state = 'SCHEDULED' AND m.lease_until = ${lease.toISOString()}::timestamptz
       RETURNING m.id, o.state, o.info, o.retry_at
@@ -66,6 +61,15 @@ export async function findNextDueTime(db: Executor, now: Date): Promise<Date | u
     .where(and(eq(messages.state, 'SCHEDULED'), gt(messages.scheduledTime, now)));
   return row?.next ? new Date(row.next) : undefined;
 }
+
+/**
+ * Queues the e-mails of claimed notifications (PENDING), before their push is sent, so the mail
+ * goes out beside the push and never waits for it. Only rows still under the claim's `lease` and
+ * without e-mail state are queued (a mail is queued once, whatever the push's retries).
+ */
+export const queueEmails = (db: Executor, ids: number[], lease: Date) =>
+  db.update(messages).set({ emailState: 'PENDING' })
+    .where(and(inArray(messages.id, ids), isNull(messages.emailState), eq(messages.leaseUntil, lease)));
 
 /** A claimed e-mail's outcome: finished (SENT / FAILED / SKIPPED) or kept PENDING until `retryAt`. */
 export type EmailOutcome = { id: number; state: Exclude<EmailState, 'PENDING'> } | { id: number; state: 'PENDING'; retryAt: Date };

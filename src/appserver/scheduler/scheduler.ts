@@ -10,9 +10,9 @@
  * Delivery is exactly once while processes run, and at least once across crashes: a batch whose
  * process dies after sending and before recording is sent again when its lease runs out.
  * Notification e-mails (transmit/email.ts) have their own queue on the message row: the push's
- * first attempt queues the mail (PENDING) with its outcome, and the mail drain that follows each
- * push drain claims queued mails under their own lease (claim.ts `claimDueEmails`), sends them,
- * and retries a temporary failure with backoff up to `emailMaxAttempts` sends. EXECUTED reflects
+ * first attempt queues the mail (PENDING) just before it is sent, and a mail drain beside the push
+ * drains claims queued mails under their own lease (claim.ts `claimDueEmails`), sends them, and
+ * retries a temporary failure with backoff up to `emailMaxAttempts` sends. EXECUTED reflects
  * the push only; a mail outage never holds a push back, nor a push outage the mail.
  */
 import { AsyncTask, SimpleIntervalJob, ToadScheduler } from 'toad-scheduler';
@@ -23,7 +23,7 @@ import type { MessageState } from '../schema.js';
 import type { NotificationEmailSender } from '../transmit/email.js';
 import type { FcmSender } from '../transmit/fcm.js';
 import { claimDueEmails, claimDueMessages, type ClaimedMessage } from './claim.js';
-import { clearFcmToken, findNextDueTime, recordEmailOutcomes, recordOutcomes, type BatchOutcome, type EmailOutcome } from './queries.js';
+import { clearFcmToken, findNextDueTime, queueEmails, recordEmailOutcomes, recordOutcomes, type BatchOutcome, type EmailOutcome } from './queries.js';
 import { classifyFailure, planMessage, retryDelaySeconds, type ErrorInfo } from './rules.js';
 import type { SchedulerMetrics } from './metrics.js';
 
@@ -60,7 +60,7 @@ export interface Scheduler {
   runOnce(): Promise<number>;
 }
 
-interface Outcome { id: number; state: 'EXECUTED' | 'ERRORED'; info: ErrorInfo | null; sent: boolean; mail: boolean }
+interface Outcome { id: number; state: 'EXECUTED' | 'ERRORED'; info: ErrorInfo | null; sent: boolean }
 
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { db, events, fcm, email, metrics, settings, clock = () => new Date() } = deps;
@@ -76,6 +76,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let lookAgain = false;
   let unsubscribe: (() => void) | undefined;
   let mailing: Promise<void> | undefined;
+  let mailAgain = false;
 
   /** A notification that asks for e-mail queues it with its first send attempt, not with retries. */
   const wantsMail = ({ message: m }: ClaimedMessage) =>
@@ -87,16 +88,23 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     const outcomes: Outcome[] = [];
     const toSend: { c: ClaimedMessage; lateness: number }[] = [];
     const messages = [];
+    const mails: number[] = [];
     for (const c of batch) {
       const plan = planMessage(c, now);
       if ('fail' in plan) {
-        outcomes.push({ id: c.message.id, state: 'ERRORED', info: plan.fail, sent: false, mail: plan.fail.error !== 'expired' && wantsMail(c) });
+        outcomes.push({ id: c.message.id, state: 'ERRORED', info: plan.fail, sent: false });
+        if (plan.fail.error !== 'expired' && wantsMail(c)) mails.push(c.message.id);
         continue;
       }
+      if (wantsMail(c)) mails.push(c.message.id);
       toSend.push({ c, lateness: plan.lateness });
       messages.push(plan.send);
     }
 
+    if (mails.length > 0) {
+      await queueEmails(db, mails, lease);
+      drainEmails();
+    }
     const results = await fcm.sendEach(messages);
     if (fcm.kind === 'disabled' && messages.length > 0) tlog.info({ dropped: messages.length }, 'FCM sender disabled: messages dropped');
     const sentAt = clock();
@@ -106,7 +114,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const result = results[i]!;
       const m = c.message;
       if (result.ok) {
-        outcomes.push({ id: m.id, state: 'EXECUTED', info: null, sent: true, mail: wantsMail(c) });
+        outcomes.push({ id: m.id, state: 'EXECUTED', info: null, sent: true });
         metrics.lateness.observe({ kind: m.kind }, lateness + (sentAt.getTime() - now.getTime()) / 1000);
         continue;
       }
@@ -123,7 +131,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const info = failure.retry
         ? { error: failure.info.error, error_description: `${failure.info.error_description} (gave up after ${attempts} attempts)` }
         : failure.info;
-      outcomes.push({ id: m.id, state: 'ERRORED', info, sent: true, mail: wantsMail(c) });
+      outcomes.push({ id: m.id, state: 'ERRORED', info, sent: true });
       if (!failure.retry && failure.clearToken && m.userId && c.userToken && !m.fcmTopic && !m.fcmCondition) {
         tokensToClear.push({ userId: m.userId, token: c.userToken, id: m.id });
       }
@@ -135,11 +143,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     const rows: BatchOutcome[] = new Array(outcomes.length);
     for (let i = 0; i < outcomes.length; i++) {
       const o = outcomes[i]!;
-      rows[i] = { id: o.id, state: o.state, sent: o.sent, info: infoJson(o.info), mail: o.mail };
+      rows[i] = { id: o.id, state: o.state, sent: o.sent, info: infoJson(o.info) };
     }
     for (const [delay, retried] of retries) {
       const retryAt = new Date(sentAt.getTime() + delay * 1000);
-      for (const c of retried) rows.push({ id: c.message.id, state: 'SCHEDULED', sent: true, retryAt, mail: wantsMail(c) });
+      for (const c of retried) rows.push({ id: c.message.id, state: 'SCHEDULED', sent: true, retryAt });
     }
     // One statement records the batch (messages and their events together); a transaction only
     // when a refused token is cleared with it.
@@ -243,13 +251,18 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 
   /** Sends the queued e-mails that are due, batch after batch; one mail drain at a time, never in the push's way. */
   function drainEmails(): void {
-    if (!email || mailing || stopping) return;
+    if (!email || stopping) return;
+    if (mailing) {
+      mailAgain = true; // mails queued meanwhile are drained before this drain ends
+      return;
+    }
     const tlog = log.child({ tick: tickNo, component: 'scheduler-email' });
     mailing = (async () => {
       while (!stopping) {
+        mailAgain = false;
         const lease = new Date(clock().getTime() + settings.leaseSeconds * 1000);
         const n = await processEmails(email, lease, settings.batchSize, tlog);
-        if (n < settings.batchSize) return;
+        if (n < settings.batchSize && !mailAgain) return;
       }
     })().catch((err: unknown) => log.error(failure(err), 'scheduler e-mail drain failed'))
       .finally(() => { mailing = undefined; });
