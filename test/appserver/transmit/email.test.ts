@@ -80,6 +80,17 @@ describe('notification e-mail', () => {
     expect(smtp.mails.slice(before).map((m) => m.to)).toEqual([[marker]]);
   });
 
+  it('goes again with the push when a sent notification is rescheduled, and only then', async () => {
+    const email = `again-${Date.now()}@example.org`;
+    const s = await aSubject(t.app, { body: { email } });
+    const n = await executed(s, { emailEnabled: true, title: 'First' }) as { id: number };
+    await until(() => expect(smtp.mails.filter((m) => m.to.includes(email))).toHaveLength(1));
+    const later = new Date(Date.now() + 500).toISOString();
+    expectStatus(await call(t.app, 'PUT', messagingPath(s), aNotification({ id: n.id, scheduledTime: later, emailEnabled: true, title: 'Second' })), 200);
+    await until(() => expect(smtp.mails.filter((m) => m.to.includes(email)).map((m) => m.subject)).toEqual(['First', 'Second']));
+    await until(() => expect(stub.received.filter((r) => r.message.token === s.user.fcmToken)).toHaveLength(2));
+  });
+
   it('a refused mail does not hold up the push: the notification is EXECUTED and the failure counted', async () => {
     smtp.refuse = 'mailbox unavailable';
     try {
