@@ -68,7 +68,7 @@ describe('FCM outage', () => {
 
     // The mails are not held back by the push outage: each arrives, once, while FCM is down.
     await until(() => expect(smtp.mails.filter((m) => subjects.some((s) => m.to.includes(s.email)))).toHaveLength(N), 10_000);
-    await until(() => expect(new Set(refused.map((m) => m.token)).size).toBe(N), 10_000);
+    await until(() => expect(new Set(refused.map((m) => m.token)).size).toBe(N), 20_000);
 
     const remaining = OUTAGE_MS - (Date.now() - outageStarted);
     if (remaining > 0) await new Promise((resolve) => setTimeout(resolve, remaining));
