@@ -81,6 +81,8 @@ describe('defaults', () => {
       fcmProjectId: undefined,
       notificationEmailEnabled: false,
       notificationEmailFrom: 'radar@radar.thehyve.nl',
+      notificationEmailMaxAttempts: 10,
+      notificationEmailRetrySeconds: 30,
       protocolGithubRepoPath: 'RADAR-base/RADAR-aRMT-protocols',
       protocolGithubFileName: 'protocol.json',
       protocolGithubBranch: 'master',
