@@ -52,7 +52,7 @@ const ERROR_KEYS: Readonly<Record<number, string>> = {
 
 export const managementErrorFormat: ErrorFormat = {
   body(status, message, _request, error) {
-    if (status >= 500) return { message: 'error.internalServerError', description: 'Internal server error', fieldErrors: null };
+    if (status >= 500 && status !== 503) return { message: 'error.internalServerError', description: 'Internal server error', fieldErrors: null };
     const validation = (error as { validation?: { instancePath?: string; message?: string; keyword?: string }[]; validationContext?: string } | null)?.validation;
     if (validation) {
       const context = (error as { validationContext?: string }).validationContext ?? 'request';

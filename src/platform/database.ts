@@ -95,6 +95,10 @@ async function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }
     password: config.password,
     onnotice: () => {},
     connect_timeout: 10,
+    // Seconds before reconnecting after failed attempts. postgres.js's default grows to 20 s after a
+    // few refused connections (they add up across the pool), and queued queries wait it out: after
+    // a database restart, requests hung that long. 50 ms doubling, at most 1 s.
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     connection: { application_name: 'radar-platform' },
   });
 
@@ -156,6 +160,27 @@ export function sqlState(err: unknown): string | undefined {
 }
 
 export const isUniqueViolation = (err: unknown): boolean => sqlState(err) === '23505';
+
+/** postgres.js and Node socket codes of a connection that failed or broke. */
+const CONNECTION_CODES = new Set([
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND',
+]);
+
+/**
+ * Whether an error means the database cannot be reached right now (down, restarting, shutting
+ * down, out of connections), rather than that the query was wrong: SQLSTATE class 08, 57P01–57P03
+ * and 53300, or a connection-level code of the driver or socket, looking through wrappers.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const state = sqlState(err);
+  if (state) return state.startsWith('08') || state === '57P01' || state === '57P02' || state === '57P03' || state === '53300';
+  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+  }
+  return false;
+}
 
 /** Result rows of `db.execute`: postgres.js returns an array, PGlite an object with `rows`. */
 export function executedRows(result: unknown): Record<string, unknown>[] {

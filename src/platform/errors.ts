@@ -3,7 +3,7 @@
  * Client errors (4xx) keep their status; anything else is a 500 that is logged as a bug.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { sqlState } from './database.js';
+import { isDatabaseUnavailable, sqlState } from './database.js';
 
 /** An error a domain raises on purpose; its formatter turns it into the domain's body. */
 export class DomainError extends Error {
@@ -59,6 +59,11 @@ export function createErrorHandler(format: ErrorFormat) {
     // A database error carries the query parameters (which may hold personal data): log its code only.
     // Method and route (the pattern, not the URL) tell Sentry and the reader where it happened.
     const where = { method: request.method, route: request.routeOptions.url ?? '(no route)' };
+    // The database down or restarting is an outage, not a bug: 503, so clients and load balancers retry.
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ ...where, sqlState: sqlState(error) }, 'database unavailable');
+      return reply.code(503).header('retry-after', '5').send(format.body(503, 'Service unavailable: the database cannot be reached, try again later', request, error));
+    }
     const state = sqlState(error);
     if (state) request.log.error({ ...where, sqlState: state, constraint: (error as { cause?: { constraint_name?: string } }).cause?.constraint_name }, 'database error');
     else request.log.error({ ...where, err: error }, 'unhandled error');

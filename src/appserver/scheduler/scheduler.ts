@@ -8,16 +8,18 @@
  * comes first (looked up after each drain and when this process schedules a message).
  *
  * Delivery is exactly once while processes run, and at least once across crashes: a batch whose
- * process dies after sending and before recording is sent again when its lease runs out.
+ * process dies after sending and before recording is sent again when its lease runs out. A
+ * database outage between sending and recording is waited out (up to the lease).
  * Notification e-mails (transmit/email.ts) have their own queue on the message row: the push's
  * first attempt queues the mail (PENDING) just before it is sent, and a mail drain beside the push
  * drains claims queued mails under their own lease (claim.ts `claimDueEmails`), sends them, and
  * retries a temporary failure with backoff up to `emailMaxAttempts` sends. EXECUTED reflects
  * the push only; a mail outage never holds a push back, nor a push outage the mail.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AsyncTask, SimpleIntervalJob, ToadScheduler } from 'toad-scheduler';
 import type { FastifyBaseLogger } from 'fastify';
-import { sqlState, type Database, type Executor } from '../../platform/database.js';
+import { isDatabaseUnavailable, sqlState, type Database, type Executor } from '../../platform/database.js';
 import type { AppserverEventBus, MessageStateChange } from '../events.js';
 import type { MessageState } from '../schema.js';
 import type { NotificationEmailSender } from '../transmit/email.js';
@@ -162,7 +164,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       for (const t of tokensToClear) if (recorded.has(t.id)) await clearFcmToken(executor, t.userId, t.token, sentAt);
       return { changes: outcomes.filter((o) => recorded.has(o.id)), retried };
     };
-    const { changes, retried } = tokensToClear.length > 0 ? await db.transaction(record) : await record(db);
+    const { changes, retried } = await whileUnavailable(() => (tokensToClear.length > 0 ? db.transaction(record) : record(db)), lease, tlog);
 
     events.publish('message.state', ...changes.map((o): MessageStateChange => {
       const c = byId.get(o.id)!;
@@ -179,6 +181,24 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     for (const id of retried) metrics.retried.inc({ kind: byId.get(id)!.message.kind });
     const skipped = outcomes.length - changes.length;
     if (skipped > 0) tlog.info({ skipped }, 'messages changed while in flight; their outcome was not recorded');
+  }
+
+  /**
+   * Retries `write` while the database is unreachable, until the claim's lease runs out: a batch
+   * that went out during a database outage is recorded when the database is back, rather than
+   * sent again after its lease. (The write is guarded by the lease, so a retry of a write that did
+   * commit changes nothing.)
+   */
+  async function whileUnavailable<T>(write: () => Promise<T>, lease: Date, tlog: FastifyBaseLogger): Promise<T> {
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
+      try {
+        return await write();
+      } catch (err) {
+        if (!isDatabaseUnavailable(err) || clock().getTime() + wait >= lease.getTime()) throw err;
+        tlog.warn({ ...failure(err), retryInMs: wait }, 'database unavailable, retrying to record the batch');
+        await sleep(wait);
+      }
+    }
   }
 
   /** Claims and processes batches until nothing is due; more workers join while batches come back full. */

@@ -4,10 +4,11 @@
  * `Pragma: no-cache`. A 401 carries `WWW-Authenticate` (Basic for client authentication, Bearer
  * for tokens). Fastify's own client errors (validation, media type, body size) become
  * `invalid_request` with their status, as do the domain's own 4xx errors (a malformed JSON body, a
- * NUL character: `DomainError` carries Fastify's `statusCode`); anything else is logged and answered `server_error`.
+ * NUL character: `DomainError` carries Fastify's `statusCode`); the database down is
+ * `temporarily_unavailable` (503); anything else is logged and answered `server_error`.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { sqlState } from '../../platform/database.js';
+import { isDatabaseUnavailable, sqlState } from '../../platform/database.js';
 import { OAuthError } from './errors.js';
 
 const quote = (s: string) => s.replace(/["\\]/g, '\\$&');
@@ -25,6 +26,11 @@ export function oauthErrorHandler(error: unknown, request: FastifyRequest, reply
   const status = typeof fe.statusCode === 'number' ? fe.statusCode : 500;
   if (fe.validation || (status >= 400 && status < 500)) {
     return reply.code(fe.validation ? 400 : status).send({ error: 'invalid_request', error_description: fe.message });
+  }
+  if (isDatabaseUnavailable(error)) {
+    // RFC 6749's code for a server that is temporarily unable to answer.
+    request.log.warn({ sqlState: sqlState(error) }, 'database unavailable');
+    return reply.code(503).header('retry-after', '5').send({ error: 'temporarily_unavailable', error_description: 'The database cannot be reached, try again later' });
   }
   const state = sqlState(error);
   if (state) request.log.error({ sqlState: state }, 'database error');
