@@ -264,7 +264,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const o = outcomes[outcomes.length - 1]!;
       counted.push(o.state === 'SENT' ? 'sent' : o.state === 'SKIPPED' ? 'skipped' : o.state === 'PENDING' ? 'retried' : 'failed');
     }
-    const written = new Set(await recordEmailOutcomes(db, outcomes, lease));
+    const written = new Set(await whileUnavailable(() => recordEmailOutcomes(db, outcomes, lease), lease, tlog));
     for (const [i, o] of outcomes.entries()) if (written.has(o.id)) metrics.emails.inc({ result: counted[i]! });
     return batch.length;
   }
