@@ -6,7 +6,7 @@
  */
 import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, onFaultDatabase, type TestApp } from '../helpers/build-test-app.js';
 import { startFcmStub, type FcmMessage, type FcmStub } from '../helpers/fcm-stub.js';
 import { startSmtpServer, type SmtpStub } from '../helpers/smtp.js';
 import { until } from '../helpers/eventually.js';
@@ -16,7 +16,7 @@ import { messages, messageStateEvents } from '../../src/appserver/schema.js';
 const OUTAGE_MS = Number(process.env.FAULT_OUTAGE_SECONDS ?? 30) * 1000;
 const N = 50;
 
-describe('FCM outage', () => {
+describe.runIf(onFaultDatabase())('FCM outage', () => {
   let fcm: FcmStub;
   let smtp: SmtpStub;
   let t: TestApp;

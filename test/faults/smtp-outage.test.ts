@@ -7,7 +7,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, onPostgres, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, onFaultDatabase, onPostgres, type TestApp } from '../helpers/build-test-app.js';
 import { startFcmStub, type FcmStub } from '../helpers/fcm-stub.js';
 import { startSmtpServer, type SmtpStub } from '../helpers/smtp.js';
 import { until } from '../helpers/eventually.js';
@@ -49,7 +49,7 @@ async function dueWithEmail(t: TestApp, count: number, tag: string) {
   return subjects;
 }
 
-describe('SMTP outage', () => {
+describe.runIf(onFaultDatabase())('SMTP outage', () => {
   let fcm: FcmStub;
   let smtp: SmtpStub;
   let t: TestApp;

@@ -10,6 +10,11 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 
 export const onPostgres = () => process.env.TEST_DB === 'postgres';
+/**
+ * The fault tests (30 s outages) run once per `npm test`: on PostgreSQL when the run has it
+ * (TEST_DATABASE_URL, as in CI), else on PGlite.
+ */
+export const onFaultDatabase = () => process.env.TEST_DB === (process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite');
 
 /** A database for one test file: the settings that select it and a cleanup. */
 export async function testDatabase(): Promise<{ env: Record<string, string>; pgliteDataDir?: Blob; drop(): Promise<void> }> {
