@@ -1,0 +1,189 @@
+// Soak (issue 22 item 10): `npm run soak` (tsx: the FCM stub is test/helpers/fcm-stub.ts).
+// The built service, prod profile on a fresh PostgreSQL database, FCM through firebase-admin to a
+// stub in this process. A mixed workload, one operation after the other in each lane:
+//   client_credentials token grant (radar_restapi) → GET /projects/soak/users/sub-1 →
+//   POST …/messaging/notifications/batch of NOTIFICATIONS due now (the scheduler sends them).
+// First CAPACITY_SECONDS (default 15) closed-loop with LANES (default 8) lanes: operations/s is the
+// capacity. Then SOAK_SECONDS (default 600) open-loop at SOAK_LOAD (default 0.5) × that capacity.
+// Reports: errors (any non-2xx or request error: bound 0), p99 per minute (last minute within 20 %
+// of the first), the service's RSS (VmRSS, sampled every 5 s; growth of the last minute's mean over
+// the first minute's < 10 %), and nothing lost (every notification created in the run received
+// exactly once at the stub). Prints one JSON result, then a markdown row for docs/reliability.md;
+// exits 1 when a bound fails. SOAK_BOUNDS=errors,lost checks only those two (the test suite's short
+// run: no timing bounds there).
+import http from 'node:http';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { startFcmStub } from '../test/helpers/fcm-stub.ts';
+import { freshDatabase, machine, prodEnv, startService } from './lib.mjs';
+
+const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
+const CAPACITY_SECONDS = Number(process.env.CAPACITY_SECONDS ?? 15);
+const LANES = Number(process.env.LANES ?? 8);
+const LOAD = Number(process.env.SOAK_LOAD ?? 0.5);
+const NOTIFICATIONS = 10;
+const BOUNDS = (process.env.SOAK_BOUNDS ?? 'errors,lost,p99,rss').split(',');
+const KEYSTORE = fileURLToPath(new URL('../test/fixtures/keystores/keytool-ec.p12', import.meta.url));
+
+let created = 0; // notifications created (answered 201/200) in the run
+const receipts = new Map(); // notification key → times received at the stub
+const stub = await startFcmStub({
+  record: false,
+  onMessage: (r) => {
+    const key = r.message.data?.soak;
+    if (key !== undefined) receipts.set(key, (receipts.get(key) ?? 0) + 1);
+  },
+});
+const db = await freshDatabase('radar_soak');
+const service = await startService({
+  ...prodEnv(db.url, 10, 'soak-admin-password'), MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE,
+  SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED: 'false', FCMSERVER_FCMSENDER: 'rest', FCM_EMULATOR_HOST: stub.host,
+});
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+const base = new URL(service.base);
+
+function request(method, path, headers, body) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const req = http.request({ agent, host: base.hostname, port: base.port, method, path, headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - started }));
+    });
+    req.setTimeout(30_000, () => req.destroy(new Error('timeout')));
+    req.on('error', (err) => resolve({ status: 0, error: err.message, ms: performance.now() - started }));
+    req.end(body);
+  });
+}
+
+const json = { 'content-type': 'application/json' };
+const basic = `Basic ${Buffer.from('radar_restapi:secret').toString('base64')}`;
+let seq = 0;
+const batchBody = () => JSON.stringify({
+  notifications: Array.from({ length: NOTIFICATIONS }, () => {
+    seq += 1;
+    return {
+      title: 'Soak', body: 'Please complete your questionnaire', ttlSeconds: 3600, sourceId: `src-${seq}`, type: 'PHQ8',
+      sourceType: 'aRMT', appPackage: 'org.phidatalab.radar_armt', scheduledTime: Math.floor(Date.now() / 1000),
+      additionalData: { soak: String(seq) },
+    };
+  }),
+});
+const OPS = [
+  () => request('POST', '/managementportal/oauth/token', { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials'),
+  () => request('GET', '/projects/soak/users/sub-1', {}),
+  async () => {
+    const res = await request('POST', '/projects/soak/users/sub-1/messaging/notifications/batch', json, batchBody());
+    if (res.status >= 200 && res.status < 300) created += NOTIFICATIONS;
+    return res;
+  },
+];
+
+/** The outcome of every operation: its status and latency, and the minute of the run it started in. */
+function recorder(startedAt) {
+  const minutes = [];
+  const failures = new Map();
+  let ops = 0;
+  return {
+    ops: () => ops,
+    failures,
+    minutes,
+    async run(op) {
+      const minute = Math.floor((performance.now() - startedAt) / 60_000);
+      const res = await op();
+      ops++;
+      (minutes[minute] ??= []).push(res.ms);
+      if (!(res.status >= 200 && res.status < 300)) {
+        const key = res.error ?? String(res.status);
+        failures.set(key, (failures.get(key) ?? 0) + 1);
+      }
+    },
+  };
+}
+
+const p99 = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor(s.length * 0.99))] * 10) / 10 : undefined; };
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+let result;
+let failed = [];
+try {
+  const setUp = async (what, res) => { if (!((await res).status < 300)) throw new Error(`set-up failed: ${what}`); };
+  await setUp('project', request('POST', '/projects', json, JSON.stringify({ projectId: 'soak' })));
+  await setUp('user', request('POST', '/projects/soak/users', json, JSON.stringify({ subjectId: 'sub-1', fcmToken: 'soak-token', enrolmentDate: '2026-01-01T00:00:00Z', timezone: 'UTC', language: 'en' })));
+
+  // Capacity: LANES closed loops for CAPACITY_SECONDS.
+  const capStart = performance.now();
+  const cap = recorder(capStart);
+  await Promise.all(Array.from({ length: LANES }, async (_, lane) => {
+    for (let i = lane; performance.now() - capStart < CAPACITY_SECONDS * 1000; i++) await cap.run(OPS[i % OPS.length]);
+  }));
+  const capacity = cap.ops() / ((performance.now() - capStart) / 1000);
+  const rate = capacity * LOAD;
+
+  // Soak: open loop at `rate` operations/s (a tick every 10 ms starts the operations now due).
+  const rss = [];
+  const soakStart = performance.now();
+  const soak = recorder(soakStart);
+  const pending = new Set();
+  let started = 0;
+  const sampleRss = () => rss.push({ at: performance.now() - soakStart, mib: service.rssMiB() });
+  sampleRss();
+  const rssTimer = setInterval(sampleRss, 5000);
+  await new Promise((resolve) => {
+    const tick = setInterval(() => {
+      const elapsed = performance.now() - soakStart;
+      if (elapsed >= SOAK_SECONDS * 1000) { clearInterval(tick); resolve(); return; }
+      while (started < (elapsed / 1000) * rate) {
+        const p = soak.run(OPS[started++ % OPS.length]);
+        pending.add(p);
+        void p.finally(() => pending.delete(p));
+      }
+    }, 10);
+  });
+  await Promise.all(pending);
+  clearInterval(rssTimer);
+  sampleRss();
+
+  // Nothing lost: every created notification reaches the stub, exactly once.
+  const waitUntil = Date.now() + 120_000;
+  while (receipts.size < created && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 200));
+  await new Promise((r) => setTimeout(r, 2000)); // late duplicates would arrive now
+  const duplicates = [...receipts.values()].reduce((s, n) => s + n - 1, 0);
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  const states = Object.fromEntries((await sql`select state, count(*)::int as n from appserver.messages group by state`).map((r) => [r.state, r.n]));
+  await sql.end();
+
+  const perMinute = soak.minutes.map((ms) => ({ requests: ms.length, p99Ms: p99(ms) })).filter((m) => m.requests > 0);
+  const minuteMs = 60_000;
+  const firstRss = rss.filter((s) => s.at < minuteMs).map((s) => s.mib);
+  const lastRss = rss.filter((s) => s.at >= Math.max(0, SOAK_SECONDS * 1000 - minuteMs)).map((s) => s.mib);
+  const rssGrowth = mean(lastRss) / mean(firstRss) - 1;
+  const errors = [...soak.failures.values()].reduce((a, b) => a + b, 0) + [...cap.failures.values()].reduce((a, b) => a + b, 0);
+  const lost = created - receipts.size;
+  const p99Ratio = perMinute.length >= 2 ? perMinute.at(-1).p99Ms / perMinute[0].p99Ms : 1;
+  result = {
+    bench: 'soak', date: new Date().toISOString(), machine: machine(), loadAverageAtEnd: loadavg().map((l) => Math.round(l * 10) / 10),
+    capacity: { seconds: CAPACITY_SECONDS, lanes: LANES, opsPerSecond: Math.round(capacity), p99Ms: p99(cap.minutes.flat()) },
+    soak: { seconds: SOAK_SECONDS, load: LOAD, targetOpsPerSecond: Math.round(rate), operations: soak.ops(), opsPerSecond: Math.round(soak.ops() / SOAK_SECONDS) },
+    errors, failures: Object.fromEntries([...cap.failures, ...soak.failures]),
+    perMinute, p99LastOverFirst: Math.round(p99Ratio * 100) / 100,
+    rssMiB: { first: Math.round(mean(firstRss)), last: Math.round(mean(lastRss)), max: Math.round(Math.max(...rss.map((s) => s.mib))) }, rssGrowth: Math.round(rssGrowth * 1000) / 1000,
+    notifications: { created, received: receipts.size, lost, duplicates, states },
+  };
+  if (BOUNDS.includes('errors') && errors > 0) failed.push(`${errors} errors`);
+  if (BOUNDS.includes('lost') && (lost !== 0 || duplicates !== 0)) failed.push(`${lost} notifications lost, ${duplicates} duplicates`);
+  if (BOUNDS.includes('p99') && p99Ratio > 1.2) failed.push(`p99 of the last minute ${p99Ratio.toFixed(2)} × the first`);
+  if (BOUNDS.includes('rss') && rssGrowth >= 0.1) failed.push(`RSS grew ${(rssGrowth * 100).toFixed(1)} %`);
+} finally {
+  agent.destroy();
+  await service.stop();
+  await db.drop();
+  await stub.close();
+}
+
+console.log(JSON.stringify(result, null, 2));
+console.log(`| ${result.date.slice(0, 16).replace('T', ' ')} | soak (\`SOAK_SECONDS=${SOAK_SECONDS} npm run soak\`), prod profile on PostgreSQL, load average at the end ${result.loadAverageAtEnd.join(' / ')} | capacity ${result.capacity.opsPerSecond} ops/s (${LANES} lanes); soak at ${result.soak.targetOpsPerSecond} ops/s for ${SOAK_SECONDS} s: **${result.errors} errors**, p99 per minute ${result.perMinute.map((m) => m.p99Ms).join(' → ')} ms (last / first ${result.p99LastOverFirst}), RSS ${result.rssMiB.first} → ${result.rssMiB.last} MiB (**${(result.rssGrowth * 100).toFixed(1)} %**), ${result.notifications.created} notifications created, ${result.notifications.received} received once, **${result.notifications.lost} lost, ${result.notifications.duplicates} duplicates** |`);
+if (failed.length > 0) {
+  console.error(`soak failed: ${failed.join('; ')}`);
+  process.exit(1);
+}
