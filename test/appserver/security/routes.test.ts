@@ -9,7 +9,7 @@ import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { appserverTokens, callAs, securedEnv } from '../../helpers/appserver-auth.js';
 import { aProject as aManagementProject, setActivated } from '../../fixtures/management.js';
 import { aNotification, aUserBody, errorBody, expectStatus, unique } from '../../fixtures/appserver.js';
-import { users } from '../../../src/management/schema.js';
+import { organizations, users } from '../../../src/management/schema.js';
 
 let t: TestApp;
 let A: string;
@@ -30,11 +30,14 @@ beforeAll(async () => {
   const tokens = appserverTokens(t.app);
   A = unique('projA');
   B = unique('projB');
-  const mpA = await aManagementProject(db, A);
+  // A is in `main`, the one organization radar-spring-auth knows (oracle.ts ORGANIZATION).
+  const [main] = await db.select().from(organizations).where(eq(organizations.name, 'main'));
+  const mpA = await aManagementProject(db, A, main!.id);
   await aManagementProject(db, B);
   tok.sys = (await tokens.user('ROLE_SYS_ADMIN')).access;
   tok.admin = (await tokens.user('ROLE_PROJECT_ADMIN', { project: A })).access;
   tok.other = (await tokens.user('ROLE_PROJECT_ADMIN', { project: B })).access;
+  tok.orgAdmin = (await tokens.user('ROLE_ORGANIZATION_ADMIN', { organization: 'main' })).access;
   const p1 = await tokens.participant(mpA);
   const p2 = await tokens.participant(mpA);
   tok.part = p1.access;
@@ -77,6 +80,12 @@ describe('route × token (sys admin, admin of A, admin of B, participant sub1 of
       expect(got).toEqual(Object.fromEntries(TOKENS.map((who, i) => [who, expected[i]])));
     });
   }
+
+  it('the ORGANIZATION_ADMIN of main (A\'s organization) gets what the admin of A gets on A\'s rows', async () => {
+    for (const [name, path, expected] of table) {
+      expect((await callAs(t.app, tok.orgAdmin, 'GET', path())).statusCode, name).toBe(expected[TOKENS.indexOf('admin')]);
+    }
+  });
 });
 
 describe('lists hold only what the token may read (item 7)', () => {

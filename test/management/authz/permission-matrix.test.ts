@@ -244,6 +244,18 @@ describe('permission matrix over HTTP', () => {
       .toEqual(Object.fromEntries(WHO.map((who, i) => [who, row.expect[i]])));
   });
 
+  it('another participant of radar (sub-2) is refused every call sub-1 may make on itself', async () => {
+    await setPassword(t.app.db.db, 'sub-2', 'Participant2');
+    const sub2 = await mp.tokenOf('sub-2', 'Participant2');
+    const own = rows.filter((row) => row.expect[WHO.indexOf('participant')] === 'y');
+    expect(own.length).toBeGreaterThan(3);
+    for (const row of own) {
+      const { fresh, res } = await callRow(row, sub2);
+      expect(res.status, nameOf(row)).toBe(403);
+      await row.after?.(fresh, res);
+    }
+  });
+
   it('a refusal names the permission it lacked', async () => {
     const res = await mp.call('GET', `/api/subjects/${foreignSubject.login}`, { bearer: tokens.padmin });
     expect(res.body).toEqual({ ...accessDenied, description: expect.stringContaining('SUBJECT') });
