@@ -31,7 +31,7 @@ export const NASTY_STRINGS: readonly string[] = [
   'e\u0301\u0301\u0301\u0301', 'Z\u0351\u0352\u0353\u0354\u0355', '\uFEFFbom', '\uFFFF\uFFFE', '\r\n\t', 'null', 'undefined', 'true', '-0', '0x10', '1e309', 'NaN',
   '99999999999999999999999999', '-1', '0', '2147483648', '9007199254740993', '1.5', "' OR 1=1 --", '"; DROP TABLE x; --', '../../etc/passwd',
   '%', '%zz', '%00', '<script>alert(1)</script>', '{{7*7}}', '${jndi:ldap://x}', '__proto__', 'constructor', 'a'.repeat(300), '\\', '/', '?#&=',
-  '2030-13-45T25:61:61Z', '1970-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', 'admin', 'ROLE_SYS_ADMIN',
+  '2030-13-45T25:61:61Z', '1970-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', 'ROLE_SYS_ADMIN',
 ];
 
 const huge = fc.constantFrom('x'.repeat(70_000), '\u00e9'.repeat(20_000), '😀'.repeat(10_000));
@@ -45,6 +45,10 @@ export const hostileValue: Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
 );
+
+/** `arbitrary` in about one case of `n`, else null (fc.option's `freq` is the other way round). */
+export const oneIn = <T>(n: number, arbitrary: Arbitrary<T>): Arbitrary<T | null> =>
+  fc.oneof({ weight: 1, arbitrary }, { weight: n - 1, arbitrary: fc.constant(null) });
 
 export class Schemas {
   constructor(private readonly components: Record<string, Schema>) {}
@@ -84,7 +88,7 @@ export class Schemas {
         return fc.oneof(fc.integer({ min: Math.max(min, -1000), max: Math.max(Math.min(max, 1000), Math.max(min, -1000)) }), fc.constantFrom(min, max));
       }
       case 'number': return fc.double({ noNaN: true, noDefaultInfinity: true, min: schema.minimum ?? -1e12, max: schema.maximum ?? 1e12 });
-      case 'string': return this.string(schema);
+      case 'string': return this.string(schema, hostility > 0);
       case 'array': {
         const items = depth > 4 ? fc.constant(null) : this.value(schema.items ?? {}, hostility, depth + 1);
         const minLength = Math.min(schema.minItems ?? 0, 3);
@@ -95,7 +99,7 @@ export class Schemas {
     }
   }
 
-  private string(schema: Schema): Arbitrary<string> {
+  private string(schema: Schema, nasty: boolean): Arbitrary<string> {
     const maxLength = Math.min(schema.maxLength ?? 40, 40);
     const minLength = Math.min(schema.minLength ?? 0, maxLength);
     switch (schema.format) {
@@ -113,7 +117,7 @@ export class Schemas {
     return fc.oneof(
       { weight: 3, arbitrary: fc.string({ minLength, maxLength }) },
       { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength, maxLength }) },
-      { weight: 1, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
+      { weight: nasty ? 1 : 0, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
     );
   }
 
@@ -124,12 +128,13 @@ export class Schemas {
     // Required keys stay most of the time; a missing one is a case of its own.
     const withRequired = fc.oneof(
       { weight: 4, arbitrary: fc.record(model, { requiredKeys: required }) },
-      { weight: 1, arbitrary: fc.record(model, { requiredKeys: [] }) },
+      { weight: hostility > 0 ? 1 : 0, arbitrary: fc.record(model, { requiredKeys: [] }) },
     );
+    if (hostility === 0) return withRequired;
     const extra = schema.additionalProperties && typeof schema.additionalProperties === 'object'
       ? fc.dictionary(fc.string({ maxLength: 10 }), this.value(schema.additionalProperties, hostility, depth + 1), { maxKeys: 3 })
       : fc.dictionary(fc.constantFrom('extra', 'id', '__proto__x', 'x'.repeat(200), ''), hostileValue, { maxKeys: 2 });
-    return fc.tuple(withRequired, fc.option(extra, { freq: 4 })).map(([value, more]) => ({ ...value, ...(more ?? {}) }));
+    return fc.tuple(withRequired, oneIn(4, extra)).map(([value, more]) => ({ ...value, ...(more ?? {}) }));
   }
 }
 
@@ -157,31 +162,33 @@ const RAW_SEGMENTS = ['%', '%zz', '%C0%AF', '%ED%A0%80', '%2e%2e%2f', '%00', ';'
  * parameters present or not (repeated keys, unknown keys), and a body serialized as JSON, truncated
  * JSON, a form, a truncated form, another media type, or nothing.
  */
-export function requestFor(op: Operation, schemas: Schemas, known: Record<string, readonly string[]>, prefix = ''): Arbitrary<Omit<FuzzRequest, 'headers'> & { headers: Record<string, string> }> {
+export function requestFor(op: Operation, schemas: Schemas, known: Record<string, readonly string[]>, clean = false): Arbitrary<FuzzRequest> {
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   const queryParams = op.parameters.filter((p) => p.in === 'query');
-  const segment = (name: string, schema: Schema) => fc.oneof(
+  const segment = (name: string, schema: Schema) => (clean
+    ? (known[name]?.length ? fc.constantFrom(...known[name]!) : schemas.value(schema, 0).map(text)).map(encode)
+    : fc.oneof(
     { weight: known[name]?.length ? 6 : 0, arbitrary: fc.constantFrom(...(known[name]?.length ? known[name]! : ['x'])).map(encode) },
     { weight: 2, arbitrary: schemas.value(schema, 0).map((v) => encode(text(v))) },
     { weight: 2, arbitrary: hostileValue.map((v) => encode(text(v)).slice(0, 5_000)) },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_SEGMENTS) },
-  ).map((s) => (s === '' || s === '.' || s === '..' ? '%20' : s));
+  )).map((s) => (s === '' || s === '.' || s === '..' ? '%20' : s));
   const path = fc.tuple(...pathParams.map((p) => segment(p.name, p.schema))).map((values) => {
     let url = op.path;
     pathParams.forEach((p, i) => { url = url.replace(`{${p.name}}`, values[i]!); });
-    return prefix + url;
+    return url;
   });
 
-  const queryValue = (p: Operation['parameters'][number]) => fc.oneof(
+  const queryValue = (p: Operation['parameters'][number]) => (clean ? schemas.value(p.schema, 0).map((v) => (Array.isArray(v) ? v.map(text) : [text(v)])) : fc.oneof(
     { weight: known[p.name]?.length ? 3 : 0, arbitrary: fc.constantFrom(...(known[p.name]?.length ? known[p.name]! : ['x'])).map((v) => [v]) },
     { weight: 4, arbitrary: schemas.value(p.schema, 6).map((v) => (Array.isArray(v) ? v.map(text) : [text(v)])) },
     // A duplicate key: the same parameter twice.
     { weight: 1, arbitrary: fc.tuple(hostileValue, hostileValue).map(([a, b]) => [text(a).slice(0, 5_000), text(b).slice(0, 5_000)]) },
-  );
+  ));
   const query = fc.tuple(
-    ...queryParams.map((p) => fc.option(queryValue(p), { freq: p.required ? 8 : 2 }).map((v) => [p.name, v] as const)),
-    fc.option(fc.tuple(fc.constantFrom('unknown', 'page', '__proto__', 'a[b]', ''), fc.constantFrom(...NASTY_STRINGS)), { freq: 4 }),
-    fc.option(fc.constantFrom(...RAW_SEGMENTS.map((s) => `${s}=${s}`), '&&&', '=', 'a=1&a=2&a=3'), { freq: 8 }),
+    ...queryParams.map((p) => (p.required ? fc.option(queryValue(p), { freq: 8 }) : oneIn(2, queryValue(p))).map((v) => [p.name, v] as const)),
+    oneIn(clean ? 1_000_000 : 4, fc.tuple(fc.constantFrom('unknown', 'page', '__proto__', 'a[b]', ''), fc.constantFrom(...NASTY_STRINGS))),
+    oneIn(clean ? 1_000_000 : 8, fc.constantFrom(...RAW_SEGMENTS.map((s) => `${s}=${s}`), '&&&', '=', 'a=1&a=2&a=3')),
   ).map((parts) => {
     const raw = parts.pop() as string | null;
     const extra = parts.pop() as [string, string] | null;
@@ -192,7 +199,7 @@ export function requestFor(op: Operation, schemas: Schemas, known: Record<string
     return pairs.length > 0 ? `?${pairs.join('&')}` : '';
   });
 
-  const body = op.body ? bodyFor(op.body, schemas) : fc.oneof(
+  const body = op.body ? bodyFor(op.body, schemas, clean) : clean ? fc.constant({ headers: {} as Record<string, string>, payload: undefined as string | undefined }) : fc.oneof(
     { weight: 8, arbitrary: fc.constant({ headers: {} as Record<string, string>, payload: undefined as string | undefined }) },
     { weight: 1, arbitrary: fc.constantFrom({ headers: { 'content-type': 'application/json' }, payload: '' }, { headers: { 'content-type': 'application/json' }, payload: '{"a":' }, { headers: { 'content-type': 'text/plain' }, payload: 'x' }) },
   );
@@ -206,8 +213,13 @@ function form(value: unknown): string {
   return params.toString();
 }
 
-function bodyFor(body: NonNullable<Operation['body']>, schemas: Schemas): Arbitrary<{ headers: Record<string, string>; payload: string | undefined }> {
+function bodyFor(body: NonNullable<Operation['body']>, schemas: Schemas, clean: boolean): Arbitrary<{ headers: Record<string, string>; payload: string | undefined }> {
   const isForm = body.mediaTypes.includes('application/x-www-form-urlencoded') || /urlencoded/.test(body.schema?.description ?? '');
+  if (clean) {
+    return schemas.value(body.schema, 0).map((v) => (isForm
+      ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form(v) }
+      : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(v) ?? 'null' }));
+  }
   const value = fc.oneof({ weight: 8, arbitrary: schemas.value(body.schema, 8) }, { weight: 1, arbitrary: hostileValue });
   const json = (v: unknown) => JSON.stringify(v) ?? 'null';
   type Body = { headers: Record<string, string>; payload: string | undefined };
