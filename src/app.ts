@@ -11,7 +11,10 @@ import { EventBus } from './platform/events.js';
 import { closeLogDestinations, logDestinations, loggerOptions, logStream, requestLoggerFactory } from './platform/logging.js';
 import { databasePlugin } from './platform/database-plugin.js';
 import { openapiPlugin } from './platform/openapi.js';
-import { actuatorPlugin } from './platform/actuator.js';
+import { actuatorErrorFormat, actuatorPlugin } from './platform/actuator.js';
+import { routerErrorHandler } from './platform/errors.js';
+import { appserverErrorFormat } from './appserver/errors.js';
+import { managementErrorFormat } from './management/errors.js';
 import { codeDocsPlugin } from './platform/code-docs.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
 import { appserverNotificationDesk, appserverPlugin, readRadarIsConfig, seedAppserverDemoData, type ProtocolSource } from './appserver/plugin.js';
@@ -44,6 +47,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Query strings and paths coerce ("12" → 12); JSON bodies are validated as sent.
     ajv: ajvOptions,
     schemaController: perPartSchemaController(),
+    // A malformed URL or an over-long path parameter: the error body of the domain it falls in.
+    frameworkErrors: routerErrorHandler([
+      { prefix: config.appserverContextPath, format: appserverErrorFormat },
+      { prefix: config.managementportalContextPath, format: managementErrorFormat },
+      { prefix: '/actuator', format: actuatorErrorFormat },
+    ]),
   }).withTypeProvider<TypeBoxTypeProvider>();
   // The first onClose hook runs last: the log files take every line the other hooks write.
   app.addHook('onClose', async () => closeLogDestinations(destinations));

@@ -3,7 +3,7 @@
  * Not wrapped in fastify-plugin, so its hooks and handlers stay inside its scope.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { createErrorHandler } from '../platform/errors.js';
+import { createErrorHandler, documentClientErrors } from '../platform/errors.js';
 import { acceptEmptyJsonBodies } from '../platform/json-body.js';
 import { rejectUnstorableInput } from '../platform/input-guard.js';
 import type { Database } from '../platform/database.js';
@@ -88,6 +88,7 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
   }, { local: tokenAuthority, log: app.log.child({ component: 'appserver-security' }), now });
   // Before any route: every route from here on is guarded by its line in security/permissions.ts.
   installGuard(app, { contextPath: config.appserverContextPath, authenticator: security.authenticator });
+  app.addHook('onRoute', documentClientErrors({ badRequest: { $ref: 'ErrorDetails#' }, uriTooLong: { $ref: 'ErrorDetails#' }, unsupportedMediaType: { $ref: 'ErrorDetails#' } }));
   app.addHook('onReady', async () => {
     if (security.authenticator || config.profile === 'prod') await security.start();
   });

@@ -39,7 +39,7 @@ export const IdQuery = Type.Object({ id: Type.Optional(Id()) });
 export const ScheduleQuery = Type.Object({ schedule: Type.Boolean({ default: true }) });
 
 /** 200 with an empty body, as the reference answers deletes. */
-export const EmptyBody = Type.Unsafe<undefined>({ description: 'Empty body' });
+export const EmptyBody = Type.Unsafe<undefined>({ type: 'null', description: 'Empty body' });
 
 /**
  * A reference to a shared schema (registered with `addSchema` under `id`, see `component`).

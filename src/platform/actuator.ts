@@ -18,7 +18,7 @@ import { collectDefaultMetrics, Histogram, Registry, type MetricObjectWithValues
 import { Type, type Static } from 'typebox';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createErrorHandler, DomainError, type ErrorFormat } from './errors.js';
+import { createErrorHandler, documentClientErrors, DomainError, type ErrorFormat } from './errors.js';
 import type { DatabaseHandle } from './database.js';
 
 /** A health check that takes longer than this counts as DOWN (Kubernetes probes time out at 1 s by default). */
@@ -224,7 +224,7 @@ function toMetricDetail(metric: MetricObjectWithValues<MetricValue<string>>, fil
 // Routes
 
 /** Spring Boot's error body: `{ status, error, message }`. */
-const actuatorErrorFormat: ErrorFormat = {
+export const actuatorErrorFormat: ErrorFormat = {
   body: (status, message) => ({ status, error: STATUS_CODES[status] ?? 'Error', message }),
 };
 
@@ -253,6 +253,7 @@ function credentialsCheck(user: string, password: string) {
 
 const actuatorRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry }> = async (app, { metrics }) => {
   const handleError = createErrorHandler(actuatorErrorFormat);
+  app.addHook('onRoute', documentClientErrors({ badRequest: ActuatorError, uriTooLong: ActuatorError, unsupportedMediaType: ActuatorError }));
   app.setErrorHandler((error, request: FastifyRequest, reply: FastifyReply) => {
     if (statusOf(error) === 401) reply.header('www-authenticate', `Basic realm="${REALM}"`);
     return handleError(error, request, reply);

@@ -70,3 +70,57 @@ export function createErrorHandler(format: ErrorFormat) {
     return reply.code(500).send(format.body(500, 'Internal server error', request, error));
   };
 }
+
+/** Where an error format applies: under `prefix` (a context path, `''` for everything). */
+export interface ErrorScope {
+  prefix: string;
+  format: ErrorFormat;
+}
+
+/** The router's own errors, raised before a route (and so a scope) is known. */
+const ROUTER_ERRORS: Readonly<Record<string, readonly [number, string]>> = {
+  FST_ERR_BAD_URL: [400, 'Malformed URL: a path segment is not valid percent-encoded UTF-8'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'A path parameter is too long'],
+};
+
+/**
+ * Fastify's `frameworkErrors` option: the router's errors (a malformed URL, a path parameter over
+ * `maxParamLength`) answered with the error body of the scope the URL falls in (the longest
+ * matching prefix; the first scope when none matches), not Fastify's own `{error, code, message}`.
+ */
+export function routerErrorHandler(scopes: readonly ErrorScope[]) {
+  const normalized = scopes.map((s) => ({ prefix: s.prefix.replace(/\/+$/, ''), format: s.format }));
+  const byLength = [...normalized].sort((a, b) => b.prefix.length - a.prefix.length);
+  return function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+    const [status, message] = ROUTER_ERRORS[error.code] ?? [500, 'Internal server error'];
+    if (status >= 500) request.log.error({ err: error }, 'router error');
+    const path = request.url.split('?')[0]!;
+    const scope = byLength.find((s) => path === s.prefix || path.startsWith(`${s.prefix}/`)) ?? normalized[0]!;
+    return reply.code(status).send(scope.format.body(status, message, request, error));
+  };
+}
+
+/** The domain's error body schemas for the client errors any route may answer. */
+export interface ClientErrorSchemas {
+  /** 400: a malformed URL, or a NUL character or non-finite number anywhere (input-guard.ts). */
+  badRequest: unknown;
+  /** 414: a path parameter longer than the router takes. */
+  uriTooLong: unknown;
+  /** 415: a body of a media type the scope does not parse. */
+  unsupportedMediaType: unknown;
+}
+
+/**
+ * An `onRoute` hook that documents, on every route with response schemas, the client errors that
+ * come from the framework rather than the route: 400 always, 414 when the path has parameters,
+ * 415 when the method takes a body. A status the route declares itself is kept.
+ */
+export function documentClientErrors(schemas: ClientErrorSchemas) {
+  return function clientErrorResponses(route: { method: string | string[]; url: string; schema?: { response?: Record<string, unknown>; hide?: boolean } }): void {
+    const response = route.schema?.response;
+    if (!response || route.schema?.hide) return;
+    response[400] ??= schemas.badRequest;
+    if (route.url.includes(':') || route.url.includes('*')) response[414] ??= schemas.uriTooLong;
+    if ([route.method].flat().some((m) => m !== 'GET' && m !== 'HEAD')) response[415] ??= schemas.unsupportedMediaType;
+  };
+}

@@ -6,6 +6,9 @@
  * behind it too. The domain's plugin says which route modules go where, and what each gets.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import { Type } from 'typebox';
+import { documentClientErrors } from '../../platform/errors.js';
+import { ErrorVm, RadarErrorVm } from '../http/error-schemas.js';
 import type { BearerAuth } from '../security/bearer-auth.js';
 
 export interface ManagementApiOptions {
@@ -20,6 +23,7 @@ export interface ManagementApiOptions {
 }
 
 export const managementApi: FastifyPluginAsync<ManagementApiOptions> = async (app, { bearer, open, secured, management }) => {
+  app.addHook('onRoute', documentClientErrors({ badRequest: Type.Union([ErrorVm, RadarErrorVm]), uriTooLong: ErrorVm, unsupportedMediaType: ErrorVm }));
   await app.register(open, { prefix: '/api' });
   await app.register(async (authenticated) => {
     authenticated.addHook('onRequest', bearer.authenticate);

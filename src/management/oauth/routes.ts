@@ -5,6 +5,7 @@
 import formbody from '@fastify/formbody';
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { documentClientErrors } from '../../platform/errors.js';
 import { PERMISSION_SCOPES } from '../authz/permissions.js';
 import { oauthErrorHandler } from './error-handler.js';
 import { MethodNotAllowed } from './errors.js';
@@ -37,6 +38,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRoutesOptions> = async 
     if (error instanceof TooManyFailedAttempts) reply.header('retry-after', String(error.retryAfterSeconds));
     return oauthErrorHandler(error, request, reply);
   });
+  app.addHook('onRoute', documentClientErrors({ badRequest: OAuthErrorBody, uriTooLong: OAuthErrorBody, unsupportedMediaType: OAuthErrorBody }));
 
   const errors = { 400: OAuthErrorBody, 401: OAuthErrorBody, 415: OAuthErrorBody, 429: OAuthErrorBody };
 

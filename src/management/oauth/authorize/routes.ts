@@ -11,6 +11,7 @@
 import type {} from '@fastify/view';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { documentClientErrors } from '../../../platform/errors.js';
 import type { Session, SessionStore } from '../../session/sessions.js';
 import { sessionIdOf, setSessionCookie as setCookie } from '../../session/cookie.js';
 import { TooManyFailedAttempts } from '../limiter.js';
@@ -84,6 +85,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
   });
 
   const pageResponses = { 200: HtmlPage, 302: Redirect, 400: HtmlPage };
+  app.addHook('onRoute', documentClientErrors({ badRequest: HtmlPage, uriTooLong: HtmlPage, unsupportedMediaType: HtmlPage }));
 
   app.get('/oauth/authorize', {
     schema: {

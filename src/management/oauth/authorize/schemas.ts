@@ -26,5 +26,6 @@ export const ConsentForm = Type.Object({
   request_id: Type.Optional(Type.String({ description: 'The id of the authorization request the page shows' })),
 }, { description: 'application/x-www-form-urlencoded consent form' });
 
-export const HtmlPage = Type.String({ description: 'HTML page' });
+/** A response of the sign-in and consent pages: documented as `text/html`, not JSON. */
+export const HtmlPage = { description: 'HTML page', content: { 'text/html': { schema: Type.String() } } };
 export const Redirect = Type.Null({ description: 'Redirect (Location header): to the client with `code` and `state`, or with `error`' });
