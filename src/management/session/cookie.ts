@@ -17,7 +17,7 @@ export function sessionIdOf(request: FastifyRequest): string | undefined {
 }
 
 /** The attributes every session cookie carries, the one that sets it and the one that clears it. */
-export function sessionCookieAttributes(request: FastifyRequest, path: string) {
+function sessionCookieAttributes(request: FastifyRequest, path: string) {
   return { httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', path } as const;
 }
 

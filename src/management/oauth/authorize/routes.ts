@@ -8,14 +8,13 @@
  * carries the session's CSRF token in `_csrf`, and a POST without it is refused (403).
  * Registered in its own scope: form bodies, cookies and the HTML error pages apply here only.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type {} from '@fastify/view';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Session, SessionStore } from '../../session/sessions.js';
 import { sessionIdOf, setSessionCookie as setCookie } from '../../session/cookie.js';
 import { TooManyFailedAttempts } from '../limiter.js';
+import { OAUTH_PAGE_CSP } from './page-csp.js';
 import { AuthorizationPageError, AuthorizationRedirect, CsrfRejected } from './errors.js';
 import type { AuthorizeService, NextStep } from './service.js';
 import { AuthorizationQuerySchema, ConsentForm, HtmlPage, Redirect, SignInForm } from './schemas.js';
@@ -30,19 +29,8 @@ export interface AuthorizeRoutesOptions {
   now: () => number;
 }
 
-/** The CSP source of a template's `<style>` element: `'sha256-…'` of its text (the text holds no template tags). */
-export function inlineStyleHash(template: string): string {
-  const style = /<style>([\s\S]*?)<\/style>/.exec(template)?.[1];
-  if (style === undefined || style.includes('<%')) throw new Error('the OAuth layout needs one static <style> element');
-  return `'sha256-${createHash('sha256').update(style).digest('base64')}'`;
-}
-
 /** Form bodies, the signed session cookie and `reply.view` come from the pages scope (management/pages.ts). */
 export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize, sessions, cookiePath, now }) => {
-
-  // No form-action: the consent form's answer redirects to the client, which may use any scheme.
-  // The layout's one inline <style> is allowed by its hash, nothing else inline.
-  const csp = `default-src 'none'; style-src ${inlineStyleHash(readFileSync(new URL('../../../../views/oauth/layout.eta', import.meta.url), 'utf8'))}; frame-ancestors 'none'; base-uri 'none'`;
 
   function page(reply: FastifyReply, status: number, template: string, data: Record<string, unknown>) {
     return reply.code(status)
@@ -50,7 +38,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       .header('cache-control', 'no-store')
       .header('pragma', 'no-cache')
       .header('referrer-policy', 'no-referrer')
-      .header('content-security-policy', csp)
+      .header('content-security-policy', OAUTH_PAGE_CSP)
       .view(`oauth/${template}`, data);
   }
 
