@@ -65,7 +65,7 @@ const RESPONSES: { name: string; method: 'GET' | 'POST'; url: string; status: nu
   { name: 'OAuth error page', method: 'GET', url: `${MP}/oauth/authorize?client_id=nobody&response_type=code`, status: 400, page: 'oauth' },
   { name: 'Swagger UI', method: 'GET', url: '/swagger-ui/', status: 200, page: 'swagger' },
   { name: 'Swagger UI script', method: 'GET', url: '/swagger-ui/static/swagger-initializer.js', status: 200, page: 'swagger' },
-  { name: 'code documentation', method: 'GET', url: '/java-docs/', status: 200 },
+  { name: 'code documentation (a missing page)', method: 'GET', url: '/java-docs/no-such-page.html', status: 404 },
 ];
 
 async function call(app: TestApp, r: (typeof RESPONSES)[number], headers: Record<string, string> = {}) {
