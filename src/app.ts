@@ -18,7 +18,8 @@ import { managementErrorFormat } from './management/errors.js';
 import { codeDocsPlugin } from './platform/code-docs.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
 import { appserverNotificationDesk, appserverPlugin, readRadarIsConfig, seedAppserverDemoData, type ProtocolSource } from './appserver/plugin.js';
-import { loadManagementKeys, localTokenAuthority, managementPlugin, managementSettings } from './management/plugin.js';
+import { loadManagementKeys, localTokenAuthority, MANAGEMENT_API_PATHS, managementPlugin, managementSettings } from './management/plugin.js';
+import { httpSecurityPlugin } from './platform/http-security.js';
 
 export interface BuildOptions {
   /** Replaces the logger built from the config (tests pass `false` or a stream). */
@@ -62,6 +63,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     instance.decorate('config', config);
     instance.decorate('events', new EventBus(instance.log.child({ component: 'events' })));
   }, { name: 'platform-config' }));
+  // First: every later response (pages, API, errors, 404s) carries the security headers.
+  await app.register(httpSecurityPlugin, { allowedOrigins: config.corsAllowedOrigins, corsPaths: corsPaths(config) });
 
   const management = managementSettings(config);
   // Before the database: a bad keystore stops the start before anything is migrated.
@@ -99,4 +102,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Beside the app server's API, outside its scope: the code documentation needs no token.
   await app.register(codeDocsPlugin, { path: `${config.appserverContextPath}/java-docs/` });
   return app;
+}
+
+/**
+ * Where CORS applies: the app server's API (everything under its context path but the code
+ * documentation and Swagger UI) and the management domain's API paths; not the admin UI's pages.
+ */
+function corsPaths(config: Config): Record<string, boolean> {
+  const mp = config.managementportalContextPath;
+  const appserver = config.appserverContextPath;
+  return {
+    [appserver]: true, [`${appserver}/java-docs`]: false, '/swagger-ui': false,
+    [mp]: false, ...Object.fromEntries(MANAGEMENT_API_PATHS.map((path) => [`${mp}${path}`, true])),
+  };
 }

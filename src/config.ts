@@ -174,6 +174,17 @@ export function fastifyTrustProxy(value: TrustProxy): boolean | string[] | ((add
   return (_address, hop) => hop < value;
 }
 
+/** `CORS_ALLOWED_ORIGINS`: a comma list of origins (`scheme://host[:port]`, nothing after it), or `*`. */
+function originList<const O extends Opts<readonly string[]>>(doc: string, opts: O): Unnamed<readonly string[], O> {
+  return make<readonly string[], O>(doc, opts, (raw) => {
+    const entries = raw.split(',').map((entry) => entry.trim().replace(/\/+$/, '')).filter(Boolean);
+    const bad = entries.filter((entry) => entry !== '*' && !(/^https?:\/\/[^/?#@]+$/i.test(entry) && URL.canParse(entry)));
+    if (bad.length > 0) throw new InvalidValue(`must be a comma list of origins such as https://app.example.org or http://localhost:8100 (scheme, host and port only), or *; not ${bad.map((b) => `"${b}"`).join(', ')}`);
+    // Browsers send origins in lower case, with no default port.
+    return entries.map((entry) => (entry === '*' ? entry : new URL(entry).origin));
+  });
+}
+
 function contextPath<const O extends Opts<string>>(doc: string, opts: O): Unnamed<string, O> {
   return make(doc, opts, (raw) => {
     const value = raw.trim().replace(/\/+$/, '');
@@ -272,6 +283,7 @@ export const settings = {
   managementportalUiLogoDir: withEnv('MANAGEMENTPORTAL_UI_LOGO_DIR', str('Folder whose `navbar-logo.png` and `home-page-logo.png` replace the bundled logos of the admin pages (read at every request: no restart); a file missing there falls back to the bundled one', {})),
   managementportalCommonAdminPassword: withEnv('MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD', str('Seeds the password of the `admin` account (dev default `admin`) and sets it again only when this value changes, so a password changed in the UI survives restarts; to recover a forgotten admin password, set a new value and restart. Prod refuses to start when it is `admin`, or while it is unset and `admin` is new or still has the password `admin`', { spring: 'managementportal.common.adminPassword' })),
   trustProxy: withEnv('TRUST_PROXY', trustProxy('Which reverse proxies\' `X-Forwarded-*` headers count: `false`; a hop count (`1`: one proxy in front, the client is the address it appends); a comma list of proxy addresses or CIDR ranges; or `true` (every sender, so clients choose their own address). Spring\'s `native`/`framework` mean Tomcat\'s default (loopback, link-local and private ranges), `none` false', { default: false, spring: 'server.forwardHeadersStrategy' })),
+  corsAllowedOrigins: withEnv('CORS_ALLOWED_ORIGINS', originList('Origins whose browser scripts may call the API paths (both domains\' JSON APIs, `/oauth/token` and the other OAuth endpoints; not the pages): a comma list such as `https://dashboard.example.org,http://localhost:8100`, or `*` for any origin. Unset: CORS off, no `Access-Control-*` header is sent. Cookies are never allowed across origins', { default: [] })),
   schedulerEnabled: withEnv('SCHEDULER_ENABLED', bool('Run the notification scheduler in this process (any number of processes may run it against one PostgreSQL)', { default: true })),
   schedulerTickMs: withEnv('SCHEDULER_TICK_MS', int('How often the scheduler looks for due notifications and data messages, in milliseconds', { default: 1000, min: 10, max: 3_600_000 })),
   schedulerBatchSize: withEnv('SCHEDULER_BATCH_SIZE', int('Due messages claimed and sent per batch (FCM `sendEach` takes at most 500)', { default: 500, min: 1, max: 500 })),

@@ -65,6 +65,7 @@ describe('defaults', () => {
       managementportalCatalogueServerEnableAutoImport: false,
       managementportalCatalogueServerServerUrl: undefined,
       trustProxy: false,
+      corsAllowedOrigins: [],
       schedulerEnabled: true,
       schedulerTickMs: 1000,
       schedulerBatchSize: 500,

@@ -88,6 +88,12 @@ export { managementSettings, type ManagementSettings } from './settings.js';
 export type { NotificationDesk } from './ui/notifications/desk.js';
 export { localTokenAuthority, type LocalTokenAuthority } from './oauth/resource-server.js';
 
+/**
+ * The domain's API paths, under its prefix: the JSON API, the OAuth endpoints a script calls
+ * (not the sign-in and consent pages) and the audit events. CORS applies to these only.
+ */
+export const MANAGEMENT_API_PATHS = ['/api', '/management', '/.well-known', '/oauth/token', '/oauth/token_key', '/oauth/check_token', '/oauth/introspect', '/oauth/revoke'] as const;
+
 export const DEFAULT_KEY_STORE = 'config/keystore.p12';
 export const REFERENCE_KEY_STORE = '/mp-includes/config/keystore.p12';
 export const DEV_CLIENTS_FILE = 'config/oauth_client_details.csv';

@@ -7,6 +7,8 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
+export const SWAGGER_UI_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
 export const openapiPlugin = fp(async (app: FastifyInstance) => {
   await app.register(swagger, {
     openapi: {
@@ -40,6 +42,10 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
 
   await app.register(swaggerUi, {
     routePrefix: '/swagger-ui',
-    uiConfig: { deepLinking: true },
+    // No validator badge: it would load an image from validator.swagger.io.
+    uiConfig: { deepLinking: true, validatorUrl: null },
+    // Swagger UI loads its scripts and styles from here and sets inline styles; it reads the
+    // document and "Try it out" calls this origin. Nothing else, and it may not be framed.
+    staticCSP: SWAGGER_UI_CSP,
   });
 }, { name: 'platform-openapi', dependencies: ['platform-config'] });

@@ -2,9 +2,8 @@
  * The app server's request security (issue 21, appserver.md §7, clients.md §2.2): who calls
  * (`authenticate`), whether the route's permission reaches the path's project and subject (403,
  * before any lookup), and what the routes need for their own checks (`Access`: list scopes, the
- * 401 checks on bodies and found entities). Also answers CORS for the app server's routes: the
- * reference's `@CrossOrigin` (any origin), with preflights that need no token and name the
- * `Authorization` header.
+ * 401 checks on bodies and found entities). CORS is not answered here but by the platform
+ * (platform/http-security.ts), before this guard, so preflights need no token.
  *
  * Sets the domain's one request decorator, `request.appAuth`: null while security is off (and
  * before the hook ran), else the token and the route's permission.
@@ -137,11 +136,9 @@ export const access: Access = {
   },
 };
 
-const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
-
 /**
  * Guards every route the app server registers from now on with its line of `ROUTE_PERMISSIONS`
- * (a route without one stops the start), and answers CORS. `authenticator` undefined: security
+ * (a route without one stops the start). `authenticator` undefined: security
  * is off, every route is open.
  */
 export function installGuard(app: FastifyInstance, options: { contextPath: string; authenticator?: Authenticator }): void {
@@ -176,25 +173,6 @@ export function installGuard(app: FastifyInstance, options: { contextPath: strin
     };
     route.onRequest = [guard, ...[route.onRequest ?? []].flat()];
   });
-
-  // Reference: `@CrossOrigin` on every controller (any origin, Location exposed for uploads).
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.headers.origin !== undefined) {
-      reply.header('access-control-allow-origin', '*');
-      reply.header('access-control-expose-headers', 'Location');
-    }
-  });
-
-  // Preflights need no token. The requested headers are allowed by name (Spring's `*`): a
-  // wildcard `Access-Control-Allow-Headers` would not cover `Authorization` (Fetch standard).
-  const paths = new Set(Object.keys(ROUTE_PERMISSIONS).map((key) => key.slice(key.indexOf(' ') + 1)));
-  for (const path of paths) {
-    app.options(path, { schema: { hide: true } }, async (request, reply) => {
-      const requested = request.headers['access-control-request-headers'];
-      reply.header('access-control-allow-methods', ALLOWED_METHODS.join(','));
-      reply.header('access-control-allow-headers', typeof requested === 'string' && requested.trim() ? requested : 'Authorization,Content-Type');
-      reply.header('access-control-max-age', '1800');
-      return reply.code(200).send();
-    });
-  }
+  // Reference deviation: its `@CrossOrigin` (any origin) is not kept; CORS is the platform's
+  // (`CORS_ALLOWED_ORIGINS`, platform/http-security.ts), off unless origins are named.
 }

@@ -17,7 +17,6 @@ export interface LogoutRoutesOptions {
 }
 
 export const logoutRoutes: FastifyPluginAsyncTypebox<LogoutRoutesOptions> = async (app, { session, cookiePath }) => {
-  const expired = `${SESSION_COOKIE}=; Path=${cookiePath}; Max-Age=0; HttpOnly; SameSite=Lax`;
   app.post('/logout', {
     schema: {
       tags: ['management: account'], summary: 'Sign out: ends the signed-in session of the admin UI',
@@ -26,6 +25,8 @@ export const logoutRoutes: FastifyPluginAsyncTypebox<LogoutRoutesOptions> = asyn
     },
   }, async (request, reply) => {
     await session.signOut(request);
+    // `Secure` over TLS, like the cookie it clears (session/cookie.ts); this scope has no @fastify/cookie.
+    const expired = `${SESSION_COOKIE}=; Path=${cookiePath}; Max-Age=0; HttpOnly; SameSite=Lax${request.protocol === 'https' ? '; Secure' : ''}`;
     return reply.header('set-cookie', expired).header('cache-control', 'no-store').send(undefined as never);
   });
 };

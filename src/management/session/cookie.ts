@@ -16,12 +16,15 @@ export function sessionIdOf(request: FastifyRequest): string | undefined {
   return unsigned.valid && unsigned.value ? unsigned.value : undefined;
 }
 
-export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: Session, path: string): void {
-  reply.setCookie(SESSION_COOKIE, session.id, {
-    signed: true, httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', path,
-  });
+/** The attributes every session cookie carries, the one that sets it and the one that clears it. */
+function sessionCookieAttributes(request: FastifyRequest, path: string) {
+  return { httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', path } as const;
 }
 
-export function clearSessionCookie(reply: FastifyReply, path: string): void {
-  reply.clearCookie(SESSION_COOKIE, { path });
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: Session, path: string): void {
+  reply.setCookie(SESSION_COOKIE, session.id, { signed: true, ...sessionCookieAttributes(request, path) });
+}
+
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply, path: string): void {
+  reply.clearCookie(SESSION_COOKIE, sessionCookieAttributes(request, path));
 }

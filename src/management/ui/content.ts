@@ -35,7 +35,7 @@ export const contentRoutes: FastifyPluginAsync<{ logoDir: string | undefined }> 
     const type = ASSETS[request.params.file];
     const body = type ? await readFirst([join(BUNDLED, request.params.file)]) : undefined;
     if (!type || !body) return reply.code(404).type('text/plain').send('Not found');
-    return reply.type(type).header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(body);
+    return reply.type(type).header('cache-control', 'no-cache').send(body);
   });
 
   app.get<{ Params: { file: string } }>('/content/images/:file', { schema, config }, async (request, reply) => {
@@ -43,6 +43,6 @@ export const contentRoutes: FastifyPluginAsync<{ logoDir: string | undefined }> 
     const body = name ? await readFirst([...(logoDir ? [join(logoDir, name)] : []), join(BUNDLED, 'images', name)]) : undefined;
     if (!body) return reply.code(404).type('text/plain').send('Not found');
     // no-cache: a replaced logo shows at the next page load.
-    return reply.type('image/png').header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').send(body);
+    return reply.type('image/png').header('cache-control', 'no-cache').send(body);
   });
 };

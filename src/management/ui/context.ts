@@ -129,15 +129,13 @@ export interface PageData {
 
 /**
  * Renders `views/ui/<template>.eta` in the layout with the context every page needs: `t`, `base`,
- * `csrf` (for forms), `auth`, `time`, `sysAdmin`. HTML pages are never cached and never framed.
+ * `csrf` (for forms), `auth`, `time`, `sysAdmin`. HTML pages are never cached; the platform's headers (http-security.ts) deny framing.
  */
 export function render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status = 200) {
   const ui = context(request);
   return reply.code(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('x-frame-options', 'DENY')
-    .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'same-origin')
     .header('content-security-policy', CSP)
     .view(`ui/${template}`, {

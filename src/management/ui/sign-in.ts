@@ -61,7 +61,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInRoutesOptions> = asyn
   app.post('/logout', { schema: { ...schema, body: CsrfForm } }, async (request, reply) => {
     const ui = context(request);
     await sessions.destroy(ui.session!);
-    clearSessionCookie(reply, `${ui.base}/`);
+    clearSessionCookie(request, reply, `${ui.base}/`);
     return reply.redirect(`${ui.base}/login`, 303);
   });
 };

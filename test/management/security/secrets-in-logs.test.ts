@@ -1,16 +1,27 @@
 /**
- * Nothing secret reaches the logs (issue 17 item 8). Every grant, check_token, introspection,
- * revocation, the sign-in form and logout run with the log captured at `trace` (the production
- * redaction and serializers), sending the secrets in form bodies, in query strings and in
- * headers; none of the secrets used, nor any token issued, may appear in the log.
+ * Nothing secret reaches the logs (issue 17 item 8, issue 22 item 5). Every grant, check_token,
+ * introspection, revocation, the sign-in form and logout; every account flow (activation, reset
+ * request and finish, password change); pairing (meta-token creation and exchange, the refresh
+ * token it hands out); and the admin UI's flows (sign-in, password change, OAuth client with a
+ * secret, user creation, the pair-app QR page) run with the log captured at `trace` (the
+ * production redaction and serializers), sending the secrets in form bodies, JSON and text bodies,
+ * query strings, paths and headers; none of the secrets used, nor any token, key or meta-token name
+ * issued, may appear in the log.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { captureLog } from '../../helpers/log-capture.js';
+import { startSmtpServer, type SmtpStub } from '../../helpers/smtp.js';
+import { managementClient } from '../../helpers/management-api.js';
+import { csrfOf, uiClient } from '../../helpers/ui-client.js';
+import { until } from '../../helpers/eventually.js';
+import { mimeParts } from '../../helpers/account-mail.js';
 import { aParticipant, aProject } from '../../fixtures/management.js';
 import { upsertClient } from '../../../src/management/oauth/clients/queries.js';
 import { hashPassword } from '../../../src/management/security/passwords.js';
+import { users } from '../../../src/management/schema.js';
+import { eq } from 'drizzle-orm';
 import { loggerOptions } from '../../../src/platform/logging.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked by the assertions
@@ -26,7 +37,9 @@ const PASSWORD = distinct('Passw0rd');
 const captured = captureLog();
 
 let t: TestApp;
+let smtp: SmtpStub;
 let login: string;
+let projectName: string;
 /** A second user: the first one's consent is remembered, so only a new user sees the consent page (and its CSRF token) again. */
 let otherLogin: string;
 const clientId = `logs-client-${randomBytes(4).toString('hex')}`;
@@ -42,9 +55,11 @@ const basic = (secret = CLIENT_SECRET) => `Basic ${Buffer.from(`${clientId}:${se
 beforeAll(async () => {
   const options = loggerOptions('trace');
   if (typeof options !== 'object') throw new Error('loggerOptions must return pino options');
-  t = await buildTestApp({}, { logger: { ...options, stream: captured.stream } });
+  smtp = await startSmtpServer();
+  t = await buildTestApp({ SMTP_URL: smtp.url }, { logger: { ...options, stream: captured.stream } });
   const db = t.app.db.db;
   const project = await aProject(db);
+  projectName = project.projectName;
   login = (await aParticipant(db, { project, password: PASSWORD })).login;
   otherLogin = (await aParticipant(db, { project, password: PASSWORD })).login;
   await upsertClient(db, {
@@ -54,7 +69,24 @@ beforeAll(async () => {
     redirectUris: [REDIRECT], autoApprove: [], accessTokenValidity: 900, refreshTokenValidity: 3600,
   });
 });
-afterAll(async () => { await t.close(); });
+afterAll(async () => {
+  await t?.close();
+  await smtp?.close();
+});
+
+/** No secret remembered so far is in the log: whole, its first 10 characters (a JWT: its signature), URL- or base64-encoded. */
+function expectNoSecretLogged() {
+  const log = captured.text();
+  expect(log.length).toBeGreaterThan(0);
+  for (const [name, value] of secrets) {
+    const needles = value.split('.').length === 3 ? [value, value.split('.')[2]!] : [value, value.slice(0, 10)];
+    for (const needle of needles) {
+      for (const form of [needle, encodeURIComponent(needle), Buffer.from(needle).toString('base64')]) {
+        expect(log.includes(form), `${name} (${form.slice(0, 12)}…) in the log`).toBe(false);
+      }
+    }
+  }
+}
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
@@ -167,15 +199,124 @@ describe('the log', () => {
     expect(captured.text()).toContain('"url":"/managementportal/oauth/check_token?token=%5BRedacted%5D"');
     expect(captured.text()).toContain('"x-csrf-token":"[Redacted]"');
     expect(captured.text()).toContain('"x-xsrf-token":"[Redacted]"');
-    for (const [name, value] of secrets) {
-      // A JWT's header and claims are not secret alone; its signature is what would give it away.
-      const needles = value.split('.').length === 3 ? [value, value.split('.')[2]!] : [value, value.slice(0, 10)];
-      for (const needle of needles) {
-        for (const form of [needle, encodeURIComponent(needle), Buffer.from(needle).toString('base64')]) {
-          expect(captured.text().includes(form), `${name} (${form.slice(0, 12)}…) in the log`).toBe(false);
-        }
-      }
-    }
+    expectNoSecretLogged();
     expect(captured.text().includes(Buffer.from(`${clientId}:${CLIENT_SECRET}`).toString('base64'))).toBe(false);
+  });
+});
+
+/** The 20-digit key of the newest mail to `to` (activation or reset link). */
+async function mailedKey(to: string, already: number): Promise<string> {
+  await until(() => expect(smtp.mails.filter((m) => m.to.includes(to)).length).toBeGreaterThan(already));
+  const mail = smtp.mails.filter((m) => m.to.includes(to)).at(-1)!;
+  return remember(`key mailed to ${to}`, /key=(\d{20})/.exec(mimeParts(mail.raw).map((part) => part.body).join('\n'))?.[1]);
+}
+
+describe('the log of the account, pairing and admin UI flows', () => {
+  it('holds no password, activation or reset key of the account flows', async () => {
+    const mc = managementClient(t.app);
+    const admin = remember('admin token', await mc.tokenOf('admin', 'admin'));
+    // A new user gets an activation mail; its key opens the account (GET /api/activate?key=).
+    const user = `logs-user-${randomBytes(4).toString('hex')}`;
+    const email = `${user}@example.org`;
+    const created = await mc.call('POST', '/api/users', { bearer: admin, body: { login: user, firstName: 'F', lastName: 'L', email, roles: [{ authorityName: 'ROLE_SYS_ADMIN' }] } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // The mailed link sets the first password (a reset key); an activation key opens the account as it is.
+    await mailedKey(email, 0);
+    const activationKey = remember('activation key', String(randomBytes(8).readBigUInt64BE()).padStart(20, '3'));
+    await t.app.db.db.update(users).set({ activationKey }).where(eq(users.login, user));
+    expect((await mc.call('GET', `/api/activate?key=${activationKey}`)).status).toBe(200);
+    expect((await mc.call('GET', `/api/activate?key=${remember('unknown activation key', String(randomBytes(8).readBigUInt64BE()).padStart(20, '5'))}`)).status).toBe(404);
+    // Reset request (raw text body: the address) and finish (JSON: key and new password), a wrong key first.
+    expect((await mc.call('POST', '/api/account/reset_password/init', { body: email })).status).toBe(204);
+    const resetKey = await mailedKey(email, 1);
+    expect(resetKey).not.toBe(activationKey);
+    const first = remember('reset password', distinct('Reset-Passw0rd'));
+    const wrongKey = remember('wrong reset key', String(randomBytes(8).readBigUInt64BE()).padStart(20, '7'));
+    expect((await mc.call('POST', '/api/account/reset_password/finish', { body: { key: wrongKey, newPassword: first } })).status).toBe(400);
+    expect((await mc.call('POST', '/api/account/reset_password/finish', { body: { key: resetKey, newPassword: first } })).status).toBe(204);
+    // Password change (raw text body), a weak one refused first; then a sign-in with it.
+    const token = remember('user token', await mc.tokenOf(user, first));
+    expect((await mc.call('POST', '/api/account/change_password', { bearer: token, body: remember('weak password', 'abc') })).status).toBe(400);
+    const changed = remember('changed password', distinct('Changed-Passw0rd'));
+    expect((await mc.call('POST', '/api/account/change_password', { bearer: token, body: changed })).status).toBe(204);
+    remember('token after change', await mc.tokenOf(user, changed));
+    // A new activation link for a user that is not activated yet.
+    const pending = `logs-pending-${randomBytes(4).toString('hex')}`;
+    expect((await mc.call('POST', '/api/users', { bearer: admin, body: { login: pending, firstName: 'F', lastName: 'L', email: `${pending}@example.org`, roles: [{ authorityName: 'ROLE_SYS_ADMIN' }] } })).status).toBe(201);
+    await mailedKey(`${pending}@example.org`, 0);
+    expect((await mc.call('POST', '/api/account/reset-activation/init', { bearer: admin, body: pending })).status).toBe(204);
+    await mailedKey(`${pending}@example.org`, 1);
+    expect(captured.text()).toContain('"url":"/managementportal/api/activate?key=%5BRedacted%5D"');
+    expectNoSecretLogged();
+  });
+
+  it('holds no meta-token name nor the refresh token of a pairing', async () => {
+    const mc = managementClient(t.app);
+    const admin = remember('admin token', await mc.tokenOf('admin', 'admin'));
+    for (const persistent of ['false', 'true']) {
+      const paired = await mc.call('GET', `/api/oauth-clients/pair?${new URLSearchParams({ login, clientId: 'aRMT', persistent })}`, { bearer: admin });
+      expect(paired.status, JSON.stringify(paired.body)).toBe(200);
+      const name = remember(`meta-token name (persistent ${persistent})`, paired.body.tokenName);
+      remember('meta-token URL', paired.body.tokenUrl);
+      const exchanged = await mc.call('GET', `/api/meta-token/${name}`);
+      expect(exchanged.status).toBe(200);
+      remember('pairing refresh token', exchanged.body.refreshToken);
+      // Read again (410 for a one-time token), and a name that does not exist.
+      expect((await mc.call('GET', `/api/meta-token/${name}`)).status).toBeLessThan(500);
+    }
+    expect((await mc.call('GET', `/api/meta-token/${remember('unknown meta-token name', distinct('nometa'))}`)).status).toBe(404);
+    expect(captured.text()).toContain('/api/meta-token/[Redacted]');
+    expectNoSecretLogged();
+  });
+
+  it('holds no password, client secret or meta-token of the admin UI\'s flows', async () => {
+    // The admin signs in (a wrong password first), creates a user, an OAuth client with a secret, and pairs an app.
+    const adminPassword = remember('admin UI password', distinct('Admin-Passw0rd'));
+    const mc = managementClient(t.app);
+    const sysAdmin = `logs-ui-${randomBytes(4).toString('hex')}`;
+    await mc.call('POST', '/api/users', { bearer: await mc.tokenOf('admin', 'admin'), body: { login: sysAdmin, firstName: 'F', lastName: 'L', email: `${sysAdmin}@example.org`, roles: [{ authorityName: 'ROLE_SYS_ADMIN' }] } });
+    const key = await mailedKey(`${sysAdmin}@example.org`, 0);
+    expect((await mc.call('POST', '/api/account/reset_password/finish', { body: { key, newPassword: adminPassword } })).status).toBe(204);
+
+    const ui = uiClient(t.app);
+    expect((await ui.signIn(sysAdmin, remember('wrong UI password', distinct('wrongpw')))).status).toBe(400);
+    expect((await ui.signIn(sysAdmin, adminPassword)).status).toBe(303);
+    for (const value of ui.jar.values()) remember('UI session cookie', value);
+
+    const newUser = `logs-uiuser-${randomBytes(4).toString('hex')}`;
+    const createdUser = await ui.submit('/users/new', '/users/new', { login: newUser, firstName: 'F', lastName: 'L', email: `${newUser}@example.org`, langKey: 'en', roleAuthority: 'ROLE_SYS_ADMIN', roleReferent: '' });
+    expect(createdUser.status, createdUser.body.slice(0, 300)).toBe(303);
+    await mailedKey(`${newUser}@example.org`, 0);
+
+    const client = `logs-uiclient-${randomBytes(4).toString('hex')}`;
+    const clientSecret = remember('UI client secret', distinct('uiclientsecret'));
+    const createdClient = await ui.submit('/oauth-clients/new', '/oauth-clients/new', {
+      clientId: client, clientSecret, authorizedGrantTypes: 'client_credentials', scope: 'SUBJECT.READ', resourceIds: 'res_ManagementPortal',
+      accessTokenValiditySeconds: '900', refreshTokenValiditySeconds: '3600',
+    });
+    expect(createdClient.status, createdClient.body.slice(0, 300)).toBeLessThan(400);
+    const generated = await ui.submit('/oauth-clients/new', '/oauth-clients/new', {
+      clientId: `${client}-gen`, generateSecret: 'on', authorizedGrantTypes: 'client_credentials', scope: 'SUBJECT.READ', resourceIds: 'res_ManagementPortal',
+    });
+    expect(generated.status, generated.body.slice(0, 300)).toBe(200);
+    remember('generated client secret', /id="new-secret" value="([^"]+)"/.exec(generated.body)?.[1]);
+
+    // The pair-app page: its QR code and link carry a meta-token name.
+    const pairPage = `/projects/${projectName}/subjects/${login}/pair`;
+    const paired = await ui.submit(pairPage, pairPage, { clientId: 'aRMT', persistent: 'false' });
+    expect(paired.status, paired.body.slice(0, 300)).toBe(200);
+    remember('UI meta-token name', /\/api\/meta-token\/([A-Za-z0-9.-]+)/.exec(paired.body)?.[1]);
+
+    // The admin changes the password (a wrong current one first), signs out.
+    const changed = remember('UI changed password', distinct('UiChanged-Passw0rd'));
+    const wrong = await ui.submit('/account/password', '/account/password', { currentPassword: distinct('wrongcurrent'), newPassword: changed, confirmPassword: changed });
+    expect(wrong.status).toBe(400);
+    const ok = await ui.submit('/account/password', '/account/password', { currentPassword: adminPassword, newPassword: changed, confirmPassword: changed });
+    expect(ok.status, ok.body.slice(0, 300)).toBeLessThan(400);
+    const home = await ui.get('/');
+    expect((await ui.post('/logout', { _csrf: csrfOf(home.body) })).status).toBe(303);
+    // The UI's requests were logged (at trace), forms and all, with nothing secret in them.
+    for (const path of ['/managementportal/oauth-clients/new', '/managementportal/account/password', `/managementportal${pairPage}`]) expect(captured.text()).toContain(`"url":"${path}"`);
+    expectNoSecretLogged();
   });
 });

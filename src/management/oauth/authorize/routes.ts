@@ -15,6 +15,7 @@ import { documentClientErrors } from '../../../platform/errors.js';
 import type { Session, SessionStore } from '../../session/sessions.js';
 import { sessionIdOf, setSessionCookie as setCookie } from '../../session/cookie.js';
 import { TooManyFailedAttempts } from '../limiter.js';
+import { OAUTH_PAGE_CSP } from './page-csp.js';
 import { AuthorizationPageError, AuthorizationRedirect, CsrfRejected } from './errors.js';
 import type { AuthorizeService, NextStep } from './service.js';
 import { AuthorizationQuerySchema, ConsentForm, HtmlPage, Redirect, SignInForm } from './schemas.js';
@@ -37,10 +38,8 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')
       .header('pragma', 'no-cache')
-      .header('x-frame-options', 'DENY')
       .header('referrer-policy', 'no-referrer')
-      // No form-action: the consent form's answer redirects to the client, which may use any scheme.
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'")
+      .header('content-security-policy', OAUTH_PAGE_CSP)
       .view(`oauth/${template}`, data);
   }
 
