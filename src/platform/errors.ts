@@ -4,6 +4,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable, sqlState } from './database.js';
+import { setBaselineSecurityHeaders } from './http-security.js';
 
 /** An error a domain raises on purpose; its formatter turns it into the domain's body. */
 export class DomainError extends Error {
@@ -96,6 +97,7 @@ export function routerErrorHandler(scopes: readonly ErrorScope[]) {
     if (status >= 500) request.log.error({ err: error }, 'router error');
     const path = request.url.split('?')[0]!;
     const scope = byLength.find((s) => path === s.prefix || path.startsWith(`${s.prefix}/`)) ?? normalized[0]!;
+    setBaselineSecurityHeaders(reply);
     return reply.code(status).send(scope.format.body(status, message, request, error));
   };
 }

@@ -19,10 +19,18 @@
 import fp from 'fastify-plugin';
 import helmet from '@fastify/helmet';
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** What a response that sets no policy of its own may load: nothing; and it may not be framed. */
 export const DEFAULT_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/**
+ * The baseline headers for an answer Fastify sends without running hooks (a router error: a
+ * malformed URL, an over-long parameter), where helmet never sees it.
+ */
+export function setBaselineSecurityHeaders(reply: FastifyReply): void {
+  reply.header('x-content-type-options', 'nosniff').header('x-frame-options', 'DENY').header('content-security-policy', DEFAULT_CSP);
+}
 
 /** Spring Security's default (one year, subdomains included), sent only over TLS. */
 export const HSTS = 'max-age=31536000; includeSubDomains';

@@ -37,6 +37,15 @@ describe('router errors', () => {
     expect(bad.json()).toEqual({ status: 400, error: 'Bad Request', message: 'Malformed URL: a path segment is not valid percent-encoded UTF-8' });
   });
 
+  it('carry the security headers, which Fastify sends them without hooks for', async () => {
+    for (const url of ['/projects/%ED%A0%80/users', `/managementportal/api/subjects/${long}`]) {
+      const res = await t.app.inject(url);
+      expect(res.statusCode).toBeGreaterThanOrEqual(400);
+      expect(res.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' });
+      expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    }
+  });
+
   it('are documented: 400 on every operation, 414 where the path has parameters, 415 where the method takes a body', async () => {
     const doc = (await t.app.inject('/v3/api-docs')).json();
     const ops = Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>)
