@@ -23,7 +23,7 @@ const REQUEST_BOUND_MS = 20_000;
 const OUTAGE_MS = 5_000;
 const ADMIN_PASSWORD = 'admin-secret1';
 
-interface Outcome { kind: 'read' | 'token' | 'create'; status: number; body: unknown; ms: number; at: number; title?: string; id?: number }
+interface Outcome { kind: 'read' | 'token' | 'create' | 'page'; status: number; body: unknown; ms: number; at: number; title?: string; id?: number }
 
 /** One request, bounded in time: a hang is status 0 with the reason. */
 async function call(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown; ms: number }> {
@@ -100,6 +100,8 @@ describe.runIf(onPostgres && built && clusterAvailable)('PostgreSQL restart unde
       async () => ({ kind: 'read', ...(await call(`${base}/managementportal/api/projects`, { headers: bearer })), at: Date.now() }),
       async () => ({ kind: 'read', ...(await call(notifications)), at: Date.now() }),
       async () => ({ kind: 'token', ...(await call(`${base}/managementportal/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: tokenForm })), at: Date.now() }),
+      // The admin UI's sign-in page stores an anonymous session (for its CSRF token).
+      async () => ({ kind: 'page', ...(await call(`${base}/managementportal/login`)), at: Date.now() }),
     ];
     const worker = async (w: number) => {
       for (let i = w; !stop; i++) {
@@ -139,8 +141,10 @@ describe.runIf(onPostgres && built && clusterAvailable)('PostgreSQL restart unde
     expect(unexpected).toEqual([]);
     const unavailable = outcomes.filter((o) => o.status === 503);
     expect(unavailable.length).toBeGreaterThan(0);
+    expect(new Set(unavailable.map((o) => o.kind)), 'every kind of request met the outage').toEqual(new Set(['read', 'token', 'create', 'page']));
     for (const o of unavailable) {
-      if (o.kind === 'token') expect(o.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+      if (o.kind === 'page') expect(o.body).toMatch(/briefly unavailable/);
+      else if (o.kind === 'token') expect(o.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
       else if (o.kind === 'create') expect(o.body).toMatchObject({ status: 503, message: expect.stringMatching(/database/), path: expect.stringMatching(/^uri=\//) });
       else expect(o.body).toSatisfy((b: Record<string, unknown>) => b.status === 503 || b.message === 'error.http.503');
       expect(JSON.stringify(o.body)).not.toMatch(/at .*\.js:\d+|stack/i);

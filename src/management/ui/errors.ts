@@ -4,6 +4,7 @@
  * `Retry-After` for too many failed sign-ins). A 5xx is logged and shows no detail.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../../platform/database.js';
 import { DomainError } from '../../platform/errors.js';
 import { TooManyFailedAttempts } from '../oauth/limiter.js';
 import { CsrfRejected, render } from './context.js';
@@ -16,12 +17,17 @@ export function uiErrorHandler(error: FastifyError & { status?: number }, reques
   if (!ui) throw error;
   if (error instanceof TooManyFailedAttempts) reply.header('retry-after', String(error.retryAfterSeconds));
   const raw = error.status ?? error.statusCode;
-  const status = typeof raw === 'number' && raw >= 400 && raw < 500 ? raw : 500;
-  if (status >= 500) request.log.error({ err: error }, 'admin page error');
+  const unavailable = isDatabaseUnavailable(error);
+  const status = unavailable ? 503 : typeof raw === 'number' && raw >= 400 && raw < 500 ? raw : 500;
+  // The database down or restarting is an outage, not a bug (as in the API: platform/errors.ts).
+  if (unavailable) reply.header('retry-after', '5');
+  if (unavailable) request.log.warn({ status }, 'admin page: database unavailable');
+  else if (status >= 500) request.log.error({ err: error }, 'admin page error');
   else request.log.info({ status }, 'admin page refused');
   const message = error instanceof CsrfRejected ? ui.t('error.csrf')
     : error instanceof TooManyFailedAttempts ? ui.t('login.limited')
-      : status >= 500 ? ui.t('error.500')
+      : unavailable ? ui.t('error.503')
+        : status >= 500 ? ui.t('error.500')
         : status === 403 ? ui.t('error.403')
           : error.validation ? ui.t('error.400')
             : error.message || ui.t(GENERIC[status] ?? 'error.400');

@@ -51,6 +51,7 @@ const core = {
   'error.400': 'The request is not valid.',
   'error.csrf': 'This form has expired or did not come from this site. Go back, reload the page and try again.',
   'error.500': 'Something went wrong. Please try again later.',
+  'error.503': 'The service is briefly unavailable. Please try again in a moment.',
 } as const;
 
 /** Every area's texts: one spread per page area. */

@@ -41,6 +41,7 @@ const core: Partial<Record<MessageKey, string>> = {
   'error.400': 'Het verzoek is niet geldig.',
   'error.csrf': 'Dit formulier is verlopen of kwam niet van deze site. Ga terug, laad de pagina opnieuw en probeer het nogmaals.',
   'error.500': 'Er ging iets mis. Probeer het later opnieuw.',
+  'error.503': 'De dienst is even niet beschikbaar. Probeer het zo opnieuw.',
 };
 
 export const nl: Partial<Record<MessageKey, string>> = {
