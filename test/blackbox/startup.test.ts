@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  BANNER, built, killServices, spawnService, started, TEST_KEYSTORE as KEYSTORE, waitFor, type ServiceProcess,
+  BANNER, built, halfSent, killServices, spawnService, started, TEST_KEYSTORE as KEYSTORE, waitFor, type ServiceProcess,
 } from '../helpers/service-process.js';
 
 const onPostgres = process.env.TEST_DB === 'postgres';
@@ -49,22 +49,8 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
       expect(JSON.parse(health.body)).toMatchObject({ status: 'UP', components: { db: { status: 'UP', details: { database: 'PGlite' } } } });
 
       // A request in flight: headers sent, half of the body still to come.
-      const body = JSON.stringify({ projectId: `inflight-${randomBytes(4).toString('hex')}` });
-      const half = Math.floor(body.length / 2);
-      let inFlight: ReturnType<typeof request> | undefined;
-      const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = request(`${base}/projects`, {
-          method: 'POST', agent: false,
-          headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-        }, (res) => {
-          let text = '';
-          res.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        });
-        req.on('error', reject);
-        req.write(body.slice(0, half));
-        inFlight = req;
-      });
+      const projectId = `inflight-${randomBytes(4).toString('hex')}`;
+      const inFlight = halfSent(`${base}/projects`, { projectId });
       await waitFor('the server to receive the request', 10, () =>
         (/"url":"\/projects".*"msg":"incoming request"/.test(proc.stdout()) ? true : undefined));
 
@@ -77,10 +63,9 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
         (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' ? true : undefined),
       ));
       // ...but the request in flight completes.
-      inFlight!.end(body.slice(half));
-      const created = await response;
+      const created = await inFlight.finish();
       expect(created.status).toBe(201);
-      expect(JSON.parse(created.body)).toMatchObject({ projectId: JSON.parse(body).projectId });
+      expect(JSON.parse(created.body)).toMatchObject({ projectId });
 
       expect(await exitCode(proc, 10)).toBe(0);
     }, 90_000);

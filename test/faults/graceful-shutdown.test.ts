@@ -9,43 +9,18 @@
  * dangling); the process exits 0 within SHUTDOWN_TIMEOUT_SECONDS.
  */
 import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
 import { startFcmStub, type FcmStub } from '../helpers/fcm-stub.js';
 import { clusterAvailable, createCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
-import { built, killServices, spawnService, started, TEST_KEYSTORE, waitFor } from '../helpers/service-process.js';
+import { built, halfSent, killServices, spawnService, started, TEST_KEYSTORE, waitFor } from '../helpers/service-process.js';
 
 const onPostgres = process.env.TEST_DB === 'postgres';
 const IN_FLIGHT = 40;
 const BACKLOG = 2000;
 const BATCH = 50;
 const SHUTDOWN_TIMEOUT_SECONDS = 10;
-
-/** A POST whose headers and first half of the body are sent; `finish()` sends the rest and resolves with the answer. */
-function halfSent(url: string, payload: unknown) {
-  const body = JSON.stringify(payload);
-  const half = Math.floor(body.length / 2);
-  let finish!: () => Promise<{ status: number; body: string }>;
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(url, {
-      method: 'POST', agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-    }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.write(body.slice(0, half));
-    finish = () => {
-      req.end(body.slice(half));
-      return answer;
-    };
-  });
-  return { finish: () => finish() };
-}
 
 describe.runIf(onPostgres && built && clusterAvailable)('graceful shutdown under load (private cluster)', () => {
   let cluster: PostgresCluster;

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -70,4 +71,28 @@ export async function started(proc: ServiceProcess, seconds = 60): Promise<strin
     return BANNER.exec(proc.stdout()) ?? undefined;
   });
   return banner[4]!;
+}
+
+/** A POST whose headers and first half of the body are sent; `finish()` sends the rest and resolves with the answer. */
+export function halfSent(url: string, payload: unknown) {
+  const body = JSON.stringify(payload);
+  const half = Math.floor(body.length / 2);
+  let finish!: () => Promise<{ status: number; body: string }>;
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST', agent: false,
+      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+    }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, half));
+    finish = () => {
+      req.end(body.slice(half));
+      return answer;
+    };
+  });
+  return { finish: () => finish() };
 }
