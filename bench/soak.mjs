@@ -69,6 +69,7 @@ const batchBody = () => JSON.stringify({
     };
   }),
 });
+/** The mixed workload, in turn; each operation named, for its own p99 per minute. */
 const OPS = [
   () => request('POST', '/managementportal/oauth/token', { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials'),
   () => request('GET', '/projects/soak/users/sub-1', {}),
@@ -78,21 +79,26 @@ const OPS = [
     return res;
   },
 ];
+const OP_NAMES = ['grant', 'userGet', 'batchCreate'];
 
 /** The outcome of every operation: its status and latency, and the minute of the run it started in. */
 function recorder(startedAt) {
   const minutes = [];
+  /** Latencies by operation index, then by minute. */
+  const byOp = OPS.map(() => []);
   const failures = new Map();
   let ops = 0;
   return {
     ops: () => ops,
     failures,
     minutes,
-    async run(op) {
+    byOp,
+    async run(i) {
       const minute = Math.floor((performance.now() - startedAt) / 60_000);
-      const res = await op();
+      const res = await OPS[i]();
       ops++;
       (minutes[minute] ??= []).push(res.ms);
+      (byOp[i][minute] ??= []).push(res.ms);
       if (!(res.status >= 200 && res.status < 300)) {
         const key = res.error ?? String(res.status);
         failures.set(key, (failures.get(key) ?? 0) + 1);
@@ -115,7 +121,7 @@ try {
   const capStart = performance.now();
   const cap = recorder(capStart);
   await Promise.all(Array.from({ length: LANES }, async (_, lane) => {
-    for (let i = lane; performance.now() - capStart < CAPACITY_SECONDS * 1000; i++) await cap.run(OPS[i % OPS.length]);
+    for (let i = lane; performance.now() - capStart < CAPACITY_SECONDS * 1000; i++) await cap.run(i % OPS.length);
   }));
   const capacity = cap.ops() / ((performance.now() - capStart) / 1000);
   const rate = capacity * LOAD;
@@ -134,7 +140,7 @@ try {
       const elapsed = performance.now() - soakStart;
       if (elapsed >= SOAK_SECONDS * 1000) { clearInterval(tick); resolve(); return; }
       while (started < (elapsed / 1000) * rate) {
-        const p = soak.run(OPS[started++ % OPS.length]);
+        const p = soak.run(started++ % OPS.length);
         pending.add(p);
         void p.finally(() => pending.delete(p));
       }
@@ -151,6 +157,9 @@ try {
   const duplicates = [...receipts.values()].reduce((s, n) => s + n - 1, 0);
   const sql = postgres(db.url, { max: 1, onnotice: () => {} });
   const states = Object.fromEntries((await sql`select state, count(*)::int as n from appserver.messages group by state`).map((r) => [r.state, r.n]));
+  // Dead rows left by the run (each notification is inserted, then updated to EXECUTED): a slope in p99 may be table bloat.
+  const tables = (await sql`select relname, n_live_tup::int as live, n_dead_tup::int as dead, autovacuum_count::int as autovacuums
+    from pg_stat_user_tables where schemaname = 'appserver' and relname in ('messages', 'message_state_events') order by relname`).map((r) => ({ ...r }));
   await sql.end();
 
   const perMinute = soak.minutes.map((ms) => ({ requests: ms.length, p99Ms: p99(ms) })).filter((m) => m.requests > 0);
@@ -167,6 +176,8 @@ try {
     soak: { seconds: SOAK_SECONDS, load: LOAD, targetOpsPerSecond: Math.round(rate), operations: soak.ops(), opsPerSecond: Math.round(soak.ops() / SOAK_SECONDS) },
     errors, failures: Object.fromEntries([...cap.failures, ...soak.failures]),
     perMinute, p99LastOverFirst: Math.round(p99Ratio * 100) / 100,
+    p99PerMinuteByOperation: Object.fromEntries(OP_NAMES.map((name, i) => [name, soak.byOp[i].map((ms) => (ms ? p99(ms) : undefined))])),
+    tables,
     rssMiB: { first: Math.round(mean(firstRss)), last: Math.round(mean(lastRss)), max: Math.round(Math.max(...rss.map((s) => s.mib))) }, rssGrowth: Math.round(rssGrowth * 1000) / 1000,
     notifications: { created, received: receipts.size, lost, duplicates, states },
   };
