@@ -18,12 +18,12 @@ export async function freePort() {
   });
 }
 
-/** Creates a fresh database next to BENCH_DATABASE_URL; returns its URL and a drop function. */
-export async function freshDatabase(name) {
-  const admin = postgres(BENCH_DATABASE_URL, { max: 1, onnotice: () => {} });
+/** Creates a fresh database on `serverUrl`'s server (BENCH_DATABASE_URL's by default); returns its URL and a drop function. */
+export async function freshDatabase(name, serverUrl = BENCH_DATABASE_URL) {
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
   await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(BENCH_DATABASE_URL);
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),

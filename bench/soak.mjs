@@ -16,6 +16,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { startFcmStub } from '../test/helpers/fcm-stub.ts';
+import { clusterAvailable, createCluster } from '../test/helpers/postgres-cluster.ts';
 import { freshDatabase, machine, prodEnv, startService } from './lib.mjs';
 
 const SOAK_SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
@@ -27,20 +28,41 @@ const BOUNDS = (process.env.SOAK_BOUNDS ?? 'errors,lost,p99,rss').split(',');
 const KEYSTORE = fileURLToPath(new URL('../test/fixtures/keystores/keytool-ec.p12', import.meta.url));
 
 let created = 0; // notifications created (answered 201/200) in the run
-const receipts = new Map(); // notification key → times received at the stub
+/**
+ * Times each notification (by its sequence number) was received at the stub, and how many were
+ * received at least once. A typed array, not a Map: the load generator shares the machine and its
+ * measurements with what it measures, and a Map of half a million keys makes its own garbage
+ * collection slower minute by minute.
+ */
+let receipts = new Uint8Array(1 << 20);
+let received = 0;
+let duplicates = 0;
+function receive(seq) {
+  if (seq >= receipts.length) { const grown = new Uint8Array(Math.max(receipts.length * 2, seq + 1)); grown.set(receipts); receipts = grown; }
+  if (receipts[seq] === 0) received++; else duplicates++;
+  receipts[seq] = Math.min(255, receipts[seq] + 1);
+}
 const stub = await startFcmStub({
   record: false,
   onMessage: (r) => {
     const key = r.message.data?.soak;
-    if (key !== undefined) receipts.set(key, (receipts.get(key) ?? 0) + 1);
+    if (key !== undefined) receive(Number(key));
   },
 });
-const db = await freshDatabase('radar_soak');
+// The database: by default a private cluster with PostgreSQL's stock settings (initdb's, autovacuum
+// on), as a fresh installation runs it. This machine's shared server runs with autovacuum off (a
+// CI setting), under which the queue table's dead rows are never cleared and p99 climbs with them.
+// SOAK_DATABASE=shared measures on BENCH_DATABASE_URL's server instead.
+const cluster = process.env.SOAK_DATABASE === 'shared' || !clusterAvailable ? undefined : await createCluster({ stock: true });
+const db = await freshDatabase('radar_soak', cluster?.url);
 const service = await startService({
   ...prodEnv(db.url, 10, 'soak-admin-password'), MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE,
   SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED: 'false', FCMSERVER_FCMSENDER: 'rest', FCM_EMULATOR_HOST: stub.host,
 });
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+// Idle sockets close after 60 s, before the service's keep-alive timeout (Fastify's 72 s) would:
+// a request sent on a socket the server is closing at that moment fails with ECONNRESET (the
+// keep-alive race every HTTP client has; the apps' OkHttp retries it, this loop counts it).
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 60_000 });
 const base = new URL(service.base);
 
 function request(method, path, headers, body) {
@@ -152,14 +174,14 @@ try {
 
   // Nothing lost: every created notification reaches the stub, exactly once.
   const waitUntil = Date.now() + 120_000;
-  while (receipts.size < created && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 200));
+  while (received < created && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 200));
   await new Promise((r) => setTimeout(r, 2000)); // late duplicates would arrive now
-  const duplicates = [...receipts.values()].reduce((s, n) => s + n - 1, 0);
   const sql = postgres(db.url, { max: 1, onnotice: () => {} });
   const states = Object.fromEntries((await sql`select state, count(*)::int as n from appserver.messages group by state`).map((r) => [r.state, r.n]));
   // Dead rows left by the run (each notification is inserted, then updated to EXECUTED): a slope in p99 may be table bloat.
   const tables = (await sql`select relname, n_live_tup::int as live, n_dead_tup::int as dead, autovacuum_count::int as autovacuums
     from pg_stat_user_tables where schemaname = 'appserver' and relname in ('messages', 'message_state_events') order by relname`).map((r) => ({ ...r }));
+  const [{ autovacuum }] = await sql`show autovacuum`;
   await sql.end();
 
   const perMinute = soak.minutes.map((ms) => ({ requests: ms.length, p99Ms: p99(ms) })).filter((m) => m.requests > 0);
@@ -168,10 +190,11 @@ try {
   const lastRss = rss.filter((s) => s.at >= Math.max(0, SOAK_SECONDS * 1000 - minuteMs)).map((s) => s.mib);
   const rssGrowth = mean(lastRss) / mean(firstRss) - 1;
   const errors = [...soak.failures.values()].reduce((a, b) => a + b, 0) + [...cap.failures.values()].reduce((a, b) => a + b, 0);
-  const lost = created - receipts.size;
+  const lost = created - received;
   const p99Ratio = perMinute.length >= 2 ? perMinute.at(-1).p99Ms / perMinute[0].p99Ms : 1;
   result = {
-    bench: 'soak', date: new Date().toISOString(), machine: machine(), loadAverageAtEnd: loadavg().map((l) => Math.round(l * 10) / 10),
+    bench: 'soak', date: new Date().toISOString(), machine: machine(),
+    database: { server: cluster ? 'private initdb cluster, stock settings' : 'BENCH_DATABASE_URL', autovacuum }, loadAverageAtEnd: loadavg().map((l) => Math.round(l * 10) / 10),
     capacity: { seconds: CAPACITY_SECONDS, lanes: LANES, opsPerSecond: Math.round(capacity), p99Ms: p99(cap.minutes.flat()) },
     soak: { seconds: SOAK_SECONDS, load: LOAD, targetOpsPerSecond: Math.round(rate), operations: soak.ops(), opsPerSecond: Math.round(soak.ops() / SOAK_SECONDS) },
     errors, failures: Object.fromEntries([...cap.failures, ...soak.failures]),
@@ -179,7 +202,9 @@ try {
     p99PerMinuteByOperation: Object.fromEntries(OP_NAMES.map((name, i) => [name, soak.byOp[i].map((ms) => (ms ? p99(ms) : undefined))])),
     tables,
     rssMiB: { first: Math.round(mean(firstRss)), last: Math.round(mean(lastRss)), max: Math.round(Math.max(...rss.map((s) => s.mib))) }, rssGrowth: Math.round(rssGrowth * 1000) / 1000,
-    notifications: { created, received: receipts.size, lost, duplicates, states },
+    // A leak climbs minute after minute; a heap settling at its working size levels off.
+    rssMiBPerMinute: perMinute.map((_, m) => Math.round(mean(rss.filter((s) => s.at >= m * minuteMs && s.at < (m + 1) * minuteMs).map((s) => s.mib)))),
+    notifications: { created, received, lost, duplicates, states },
   };
   if (BOUNDS.includes('errors') && errors > 0) failed.push(`${errors} errors`);
   if (BOUNDS.includes('lost') && (lost !== 0 || duplicates !== 0)) failed.push(`${lost} notifications lost, ${duplicates} duplicates`);
@@ -189,11 +214,12 @@ try {
   agent.destroy();
   await service.stop();
   await db.drop();
+  cluster?.destroy();
   await stub.close();
 }
 
 console.log(JSON.stringify(result, null, 2));
-console.log(`| ${result.date.slice(0, 16).replace('T', ' ')} | soak (\`SOAK_SECONDS=${SOAK_SECONDS} npm run soak\`), prod profile on PostgreSQL, load average at the end ${result.loadAverageAtEnd.join(' / ')} | capacity ${result.capacity.opsPerSecond} ops/s (${LANES} lanes); soak at ${result.soak.targetOpsPerSecond} ops/s for ${SOAK_SECONDS} s: **${result.errors} errors**, p99 per minute ${result.perMinute.map((m) => m.p99Ms).join(' → ')} ms (last / first ${result.p99LastOverFirst}), RSS ${result.rssMiB.first} → ${result.rssMiB.last} MiB (**${(result.rssGrowth * 100).toFixed(1)} %**), ${result.notifications.created} notifications created, ${result.notifications.received} received once, **${result.notifications.lost} lost, ${result.notifications.duplicates} duplicates** |`);
+console.log(`| ${result.date.slice(0, 16).replace('T', ' ')} | soak (\`SOAK_SECONDS=${SOAK_SECONDS} npm run soak\`), prod profile on PostgreSQL (${result.database.server}, autovacuum ${result.database.autovacuum}), load average at the end ${result.loadAverageAtEnd.join(' / ')} | capacity ${result.capacity.opsPerSecond} ops/s (${LANES} lanes); soak at ${result.soak.targetOpsPerSecond} ops/s for ${SOAK_SECONDS} s: **${result.errors} errors**, p99 per minute ${result.perMinute.map((m) => m.p99Ms).join(' → ')} ms (last / first ${result.p99LastOverFirst}), RSS ${result.rssMiB.first} → ${result.rssMiB.last} MiB (**${(result.rssGrowth * 100).toFixed(1)} %**), ${result.notifications.created} notifications created, ${result.notifications.received} received once, **${result.notifications.lost} lost, ${result.notifications.duplicates} duplicates** |`);
 if (failed.length > 0) {
   console.error(`soak failed: ${failed.join('; ')}`);
   process.exit(1);

@@ -118,6 +118,11 @@ async function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }
     }
   }
 
+  // The notification queue inserts each message and updates it twice: with autovacuum off, dead
+  // rows pile up and every query on the queue slows down (docs/reliability.md, the soak).
+  const [autovacuum] = await client<{ setting: string }[]>`select setting from pg_settings where name = 'autovacuum'`;
+  if (autovacuum?.setting !== 'on') opts.log.warn('PostgreSQL runs with autovacuum off: the notification queue will bloat and slow down; turn it on or VACUUM appserver.messages regularly');
+
   const db = drizzle(preparedStatements(client)) as unknown as Database;
   return {
     db,

@@ -138,6 +138,10 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
           expect(JSON.parse(health.body)).toMatchObject({ status: 'UP', components: { db: { status: 'UP', details: { database: 'PostgreSQL' } } } });
         }
 
+        // The log warns the operator exactly when the server would let the notification queue bloat.
+        const [{ autovacuum }] = await admin<{ autovacuum: string }[]>`show autovacuum`;
+        for (const proc of procs) expect(proc.stdout().includes('PostgreSQL runs with autovacuum off')).toBe(autovacuum !== 'on');
+
         const journal = JSON.parse(readFileSync(new URL('../../migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
         const db = postgres(url.toString(), { max: 1, onnotice: () => {} });
         try {

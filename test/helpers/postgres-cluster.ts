@@ -53,8 +53,15 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Server settings of a fault test's cluster: no fsync (its data is thrown away) and few
+ * connections. `stock` keeps initdb's own settings instead, as a fresh installation runs them
+ * (fsync and autovacuum on): what a benchmark measures.
+ */
+const FAULT_SETTINGS = '-c fsync=off -c max_connections=50';
+
 /** Creates (initdb) and starts a cluster on a free port, in a new temporary directory. */
-export async function createCluster(): Promise<PostgresCluster> {
+export async function createCluster(opts: { stock?: boolean } = {}): Promise<PostgresCluster> {
   if (!bin) throw new Error(`no PostgreSQL server binaries under ${BIN_ROOT}`);
   const dir = mkdtempSync(join(tmpdir(), 'pg-cluster-'));
   if (asRoot) {
@@ -65,7 +72,7 @@ export async function createCluster(): Promise<PostgresCluster> {
   const data = join(dir, 'data');
   run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${opts.stock ? '' : ` ${FAULT_SETTINGS}`}`;
   let running = false;
   const cluster: PostgresCluster = {
     port,
