@@ -617,13 +617,27 @@ const outsiders: Partial<Record<Who, () => RegExp[]>> = {
   otherParticipant: () => markersOf(['sub-1']),
   clientWithout: () => markersOf(['sub-1', 'sub-2']),
 };
-const figures = { rows: 0, cells: 0, leakCalls: 0, leakAnswered: 0, leaks: 0, sweepCalls: 0, sweepAnswered: 0 };
+const figures = { cells: 0, leakCalls: 0, leaks: 0, sweepCalls: 0, sweepAnswered: 0 };
 const leaks: string[] = [];
+const refusals: string[] = [];
+
+/**
+ * A 401 or 403 in its domain's shape (managementportal.md §1, appserver.md §0): the management
+ * API's `error.unauthorized` / `error.accessDenied` (ErrorVM, or the RadarWebApplicationException
+ * body of a caller without an account), the app server's ErrorDetails with its status.
+ */
+function refusalProblem(domain: Domain, res: { status: number; body: Json }): string | null {
+  if (res.status !== 401 && res.status !== 403) return null;
+  const body = res.body ?? {};
+  if (domain === 'appserver') return body.status === res.status && typeof body.message === 'string' && typeof body.path === 'string' ? null : `${res.status} body ${JSON.stringify(body)}`;
+  const code = res.status === 401 ? 'error.unauthorized' : 'error.accessDenied';
+  return body.message === code || body.errorCode === code ? null : `${res.status} body ${JSON.stringify(body)}`;
+}
 
 function checkLeak(who: Who, url: string, text: string) {
   const markers = outsiders[who]?.();
   if (!markers) return;
-  figures.leakAnswered++;
+  figures.leakCalls++;
   const hit = markers.find((m) => m.test(text));
   if (hit) { figures.leaks++; leaks.push(`${who} ${url}: ${hit}`); }
 }
@@ -641,7 +655,6 @@ describe('the table covers the route table', () => {
 
 describe('permission matrix: one row per route (and target), one column per principal', () => {
   it.each(ROWS.map((row) => [nameOf(row), row] as const))('%s', async (_name, row) => {
-    figures.rows++;
     const domain = domainOf(row.route);
     const base = domain === 'management' ? MP : '';
     const method = row.route.split(' ')[0]!;
@@ -661,7 +674,9 @@ describe('permission matrix: one row per route (and target), one column per prin
       got[who] = letter(res.status, row.ok);
       await row.after?.(fresh, got[who] === 'y');
       if (watch && got[who] !== 'y') expect((await inject('GET', watch, tokens.sys)).text, `${who}: a refused call changed ${watch}`).toBe(before);
-      if (method === 'GET' && got[who] === 'y' && outsiders[who]) { figures.leakCalls++; checkLeak(who, path, res.text); }
+      const refusal = refusalProblem(domain, res);
+      if (refusal) refusals.push(`${nameOf(row)} ${who}: ${refusal}`);
+      if (method === 'GET' && got[who] === 'y') checkLeak(who, path, res.text);
     }
     // One line per row, so a failure shows every cell.
     const line = (cells: Record<string, Letter>) => WHO.map((who) => `${who}:${cells[who]}`).join(' ');
@@ -670,6 +685,10 @@ describe('permission matrix: one row per route (and target), one column per prin
 
   it('0 leaks in what the outsiders were answered', () => {
     expect(leaks).toEqual([]);
+  });
+
+  it('every refusal carries its domain\'s body', () => {
+    expect(refusals).toEqual([]);
   });
 });
 
