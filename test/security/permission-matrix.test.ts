@@ -7,7 +7,7 @@
  * the radar-auth permission the reference checks (managementportal.md §2 guards, appserver.md §1
  * permission column) and the entity it is checked on; its cells are derived from the reference's
  * role → permission table (managementportal.md §4), written out once below (MODEL), and from who
- * reaches that entity (REACH). Where the reference (or a closed hole) differs, the row says so in
+ * reaches that entity (`reaches`). Where the reference (or a closed hole) differs, the row says so in
  * `over`, with the reason. Nothing here calls src/ authorization code.
  *
  * Columns, the same for every row:
@@ -18,6 +18,7 @@
  *   participant       PARTICIPANT of A: subject sub-1, the subject the rows are about (self)
  *   otherParticipant  PARTICIPANT of A: subject sub-2 (another subject)
  *   clientWith        a client-credentials token holding exactly the row's permission scope
+ *                     (rows without a permission: only MEASUREMENT.READ)
  *   clientWithout     a client-credentials token holding every scope but that one
  *   expired           the sys admin's token, expired, signed by the app's key
  *   foreignKey        the sys admin's token, live, signed by a key the app never had
@@ -31,8 +32,9 @@
  * for A's rows (sub-1's for otherParticipant), and every GET route of both APIs is swept once more
  * with those principals' own names in the path. Run: `npx vitest run test/security/permission-matrix.test.ts`.
  *
- * What a permitted call does is tested in the resource files; routes that answer without a token
- * (OPEN) and the admin pages are checked here only for what no, expired and foreign-key tokens get.
+ * What a permitted call does is tested in the resource files. Routes that answer without a token
+ * (OPEN) are left out; the admin pages and the admin endpoints (session, basic auth) are checked
+ * only for what no, expired and foreign-key tokens get.
  */
 import { generateKeyPairSync, sign as signBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
@@ -467,7 +469,10 @@ const ROWS: Row[] = [
 
   // ── Protocols (§1.6) and the GitHub proxy (§1.7): GitHub is unreachable here, so past the check a 4xx/5xx of its own
   { route: 'GET /protocols', perm: 'PROJECT.READ', on: 'caller', ok: [502] },
-  { route: 'GET /projects/:projectId/users/:subjectId/protocols', perm: 'SUBJECT.READ', on: 'sub1', path: `${U}/protocols`, ok: [404, 502, 503] },
+  {
+    route: 'GET /projects/:projectId/users/:subjectId/protocols', perm: 'SUBJECT.READ', on: 'sub1', path: `${U}/protocols`, ok: [404, 502, 503],
+    why: 'Reference hole closed: R2 was checked on (P, token.sub), so any participant of P read another\'s protocol (§1.13); here on the path\'s subject',
+  },
   { route: 'GET /projects/:projectId/protocols', perm: 'PROJECT.READ', on: 'A', path: `${P}/protocols`, ok: [404, 502, 503] },
   { route: 'GET /github/content', perm: 'SUBJECT.READ', on: 'caller', path: '/github/content?url=https%3A%2F%2Fexample.org%2Fx', ok: [400], why: 'past the check a URL outside api.github.com is 400' },
 
