@@ -2,7 +2,7 @@
  * `/api/source-data` over HTTP (managementportal.md §2.7, SourceDataResourceIntTest of §14 incl.
  * `allSourceDataWithPagination`): statuses, whole bodies, alert and error headers, what is stored,
  * the source type's revision, and a client's changes. Who may read (SOURCEDATA.READ holders) and
- * change (global only) is in authz/permission-matrix.test.ts.
+ * change (global only) is in test/security/permission-matrix.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq } from 'drizzle-orm';
@@ -158,7 +158,7 @@ describe('PUT and DELETE /api/source-data', () => {
 });
 
 describe('changes by a client', () => {
-  // Who may change source data is in authz/permission-matrix.test.ts.
+  // Who may change source data is in test/security/permission-matrix.test.ts.
   it('are stored with the client as their author', async () => {
     const client = await mp.clientCredentials(['SOURCEDATA.CREATE', 'SOURCEDATA.UPDATE', 'SOURCEDATA.DELETE'], admin);
     const byClient = await mp.call('POST', '/api/source-data', { bearer: client, body: anInput() });

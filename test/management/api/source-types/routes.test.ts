@@ -3,7 +3,7 @@
  * `idempotentPutWithoutId`): statuses, whole bodies, alert and error headers, source data saved with
  * their type, revisions, and a client's changes. Who may read (any role or client holding
  * SOURCETYPE.READ, §15.6 fixed) and change (global permission only) is in
- * authz/permission-matrix.test.ts.
+ * test/security/permission-matrix.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq } from 'drizzle-orm';
@@ -227,7 +227,7 @@ describe('DELETE /api/source-types/{producer}/{model}/{version}', () => {
 });
 
 describe('changes by a client', () => {
-  // Who may change source types is in authz/permission-matrix.test.ts.
+  // Who may change source types is in test/security/permission-matrix.test.ts.
   it('are recorded as revisions and stored as an admin\'s are', async () => {
     const client = await mp.clientCredentials(['SOURCETYPE.CREATE', 'SOURCETYPE.UPDATE', 'SOURCETYPE.DELETE'], admin);
     const created = await mp.call('POST', '/api/source-types', { bearer: client, body: aType() });

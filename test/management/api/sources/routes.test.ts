@@ -1,7 +1,7 @@
 /**
  * `/api/sources` and `/api/projects/{projectName}/sources` over HTTP (managementportal.md §2.3,
  * §2.6, SourceResourceIntTest of §14): statuses, whole bodies, alert and error headers, what is
- * stored (rows and revisions). Who may do what is in authz/permission-matrix.test.ts.
+ * stored (rows and revisions). Who may do what is in test/security/permission-matrix.test.ts.
  * Projects, subjects and source types are inserted directly (their APIs are built elsewhere).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
  * `/api/subjects` over HTTP (managementportal.md §2.5, §14 SubjectResourceIntTest, §16): create,
  * update (also to another project), discontinue, delete, read one and revisions. Who may do what
  * (also participants on themselves and moves into a foreign project) is in
- * authz/permission-matrix.test.ts.
+ * test/security/permission-matrix.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { and, eq } from 'drizzle-orm';
@@ -260,7 +260,7 @@ describe('DELETE /api/subjects/{login} and the revisions', () => {
 });
 
 describe('GET /api/projects/{projectName}/subjects', () => {
-  // Who may list subjects is in authz/permission-matrix.test.ts.
+  // Who may list subjects is in test/security/permission-matrix.test.ts.
   it('404 error.projectNameNotFound for an unknown project', async () => {
     expect(pick(await mc.call('GET', '/api/projects/no-such-project/subjects', { bearer: admin })))
       .toEqual(error(404, 'error.projectNameNotFound', 'Project not found with projectName no-such-project', 'project', { projectName: 'no-such-project' }));
