@@ -139,8 +139,8 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
         }
 
         // The log warns the operator exactly when the server would let the notification queue bloat.
-        const [{ autovacuum }] = await admin<{ autovacuum: string }[]>`show autovacuum`;
-        for (const proc of procs) expect(proc.stdout().includes('PostgreSQL runs with autovacuum off')).toBe(autovacuum !== 'on');
+        const [setting] = await admin<{ autovacuum: string }[]>`show autovacuum`;
+        for (const proc of procs) expect(proc.stdout().includes('PostgreSQL runs with autovacuum off')).toBe(setting!.autovacuum !== 'on');
 
         const journal = JSON.parse(readFileSync(new URL('../../migrations/meta/_journal.json', import.meta.url), 'utf8')) as { entries: unknown[] };
         const db = postgres(url.toString(), { max: 1, onnotice: () => {} });
