@@ -217,15 +217,19 @@ async function freshParticipant() {
 }
 /** A management subject of A (the participant column: a new participant, called with its own token). */
 const freshSubject = async (who: Who) => (who === 'participant' ? freshParticipant() : { login: (await sys('POST', '/api/subjects', { project: { id: radar.id, projectName: 'radar' } })).login as string });
+/** A notification, a data message and a task (due tomorrow) of an app-server user. */
+async function messagesOf(projectId: string, subjectId: string, userId: number) {
+  const base = `/projects/${projectId}/users/${subjectId}/messaging`;
+  const n = await sys('POST', `${base}/notifications`, aNotification());
+  const d = await sys('POST', `${base}/data`, aDataMessage());
+  const [task] = await db().insert(tasks).values({ userId, name: 'PHQ8', type: 'SCHEDULED', timestamp: new Date(Date.now() + 86_400_000), completionWindow: 3_600_000 }).returning();
+  return { n: n.id as number, d: d.id as number, task: task!.id };
+}
 /** An app-server user of A with a notification, a data message and a task (a new participant for the participant column). */
 async function freshAppUser(who: Who) {
   const base = who === 'participant' ? await freshParticipant() : { login: unique('s'), self: undefined };
   const user = await sys('POST', `/projects/radar/users`, aUserBody({ subjectId: base.login }));
-  const U = `/projects/radar/users/${base.login}`;
-  const n = await sys('POST', `${U}/messaging/notifications`, aNotification());
-  const d = await sys('POST', `${U}/messaging/data`, aDataMessage());
-  const [task] = await db().insert(tasks).values({ userId: user.id, name: 'PHQ8', type: 'SCHEDULED', timestamp: new Date(Date.now() + 86_400_000), completionWindow: 3_600_000 }).returning();
-  return { ...base, U, n: n.id as number, d: d.id as number, task: task!.id };
+  return { ...base, U: `/projects/radar/users/${base.login}`, ...(await messagesOf('radar', base.login, user.id)) };
 }
 /** Gives `login` a role (by authority) on a project. */
 async function grant(login: string, authority: string, projectId: number) {
@@ -584,11 +588,7 @@ beforeAll(async () => {
   for (const [projectId, subjectId] of [['radar', 'sub-1'], ['radar', 'sub-2'], [foreign.projectName, subB]] as const) {
     await sys('POST', `/projects/${projectId}/users`, aUserBody({ subjectId }));
     const user = await sys('GET', `/projects/${projectId}/users/${subjectId}`);
-    const base = `/projects/${projectId}/users/${subjectId}/messaging`;
-    const n = await sys('POST', `${base}/notifications`, aNotification());
-    const d = await sys('POST', `${base}/data`, aDataMessage());
-    const [task] = await db().insert(tasks).values({ userId: user.id, name: 'PHQ8', type: 'SCHEDULED', timestamp: new Date(Date.now() + 86_400_000), completionWindow: 3_600_000 }).returning();
-    app[subjectId] = { user: user.id, n: n.id, d: d.id, task: task!.id };
+    app[subjectId] = { user: user.id, ...(await messagesOf(projectId, subjectId, user.id)) };
   }
   const [appSub1] = await db().select().from(appUsers).where(eq(appUsers.id, app['sub-1']!.user));
 

@@ -1,8 +1,8 @@
 /**
  * The soak (issue 22 item 10) shortened to 60 s: `bench/soak.mjs` against the built service on a
- * fresh database of the suite's PostgreSQL server, at half the capacity it measures first. Asserts only what must hold at
- * any speed: no operation answered other than 2xx, and every notification created during the run
- * received exactly once at the FCM stub. Latency and memory bounds are the full soak's
+ * fresh database of the suite's PostgreSQL server, at half the capacity it measures first. Asserts
+ * only what must hold at any speed: no operation answered other than 2xx, and every notification
+ * created during the run received exactly once at the FCM stub. Latency and memory bounds are the full soak's
  * (`npm run soak`), reported in docs/reliability.md, not asserted here.
  */
 import { spawn } from 'node:child_process';
