@@ -8,8 +8,8 @@
  * Deviations from the reference:
  * - Quirk 8 fixed: a bad or expired reset key is 400 `error.invalidResetKey`, not an empty 500;
  *   password strength counts `Z`, `z` and `9` (security/password-rules.ts).
- * - `reset-activation/init` needs USER.UPDATE on the user (the reference let any signed-in
- *   principal replace anyone's pending activation link) and refuses an activated user with 400
+ * - `reset-activation/init` needs USER.UPDATE on every scope the user holds a role in (the
+ *   reference let any signed-in principal replace anyone's pending activation link) and refuses an activated user with 400
  *   (the reference mailed it a link with a null key).
  * - `POST /api/account` checks USER.UPDATE on the signed-in user it updates, not on the login
  *   in the body (which it ignores, as the reference did when updating).
@@ -19,7 +19,7 @@ import { BadRequest, Conflict, Forbidden, NotFound } from '../errors.js';
 import { isUniqueViolation, type Database, type Executor } from '../../platform/database.js';
 import type { AccountMail } from '../mail/account-mail.js';
 import { recordRevision } from '../api/revisions/queries.js';
-import { requirePermission, userReferentsOf } from '../api/roles/checks.js';
+import { requirePermission, requireUserChange } from '../api/roles/checks.js';
 import { roleRefsOfUsers } from '../api/roles/queries.js';
 import type { MpAuth } from '../security/principal.js';
 import { hashPassword } from '../security/passwords.js';
@@ -153,8 +153,7 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
       const login = rawLogin.trim().toLowerCase();
       const user = await findUserByLogin(db, login);
       if (!user) throw notRegistered(login);
-      const userReferents = userReferentsOf(await roleRefsOfUsers(db, [user.id]));
-      requirePermission(actor, 'USER.UPDATE', { user: user.login, userReferents });
+      requireUserChange(actor, 'USER.UPDATE', user.login, await roleRefsOfUsers(db, [user.id]));
       if (user.activated) throw notRegistered(login);
       const row = await newResetKey(user, actor.userName ?? actor.clientId ?? SYSTEM);
       deps.accountMail.creation(row, log);

@@ -199,18 +199,18 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (ap
 
   app.get('/users/:login/edit', { schema: { ...schema, params: LoginParams } }, async (request, reply) => {
     authorizeScope(request, 'USER.UPDATE');
-    return formPage(request, reply, 'edit', valuesOf(await users.get(principal(request), request.params.login)), null);
+    return formPage(request, reply, 'edit', valuesOf(await users.getForChange(principal(request), request.params.login, 'USER.UPDATE')), null);
   });
 
   app.post('/users/:login/edit', { schema: { ...schema, params: LoginParams, body: UserForm } }, async (request, reply) => {
     authorizeScope(request, 'USER.UPDATE');
-    return save(request, reply, 'edit', request.body, await users.get(principal(request), request.params.login));
+    return save(request, reply, 'edit', request.body, await users.getForChange(principal(request), request.params.login, 'USER.UPDATE'));
   });
 
   app.get('/users/:login/delete', { schema: { ...schema, params: LoginParams } }, async (request, reply) => {
     authorizeScope(request, 'USER.DELETE');
     const ui = context(request);
-    const { login } = await users.get(principal(request), request.params.login);
+    const { login } = await users.getForChange(principal(request), request.params.login, 'USER.DELETE');
     return render(request, reply, 'users/delete', { title: ui.t('users.deleteTitle', { login }), login });
   });
 

@@ -43,6 +43,22 @@ export function requireRoleChange(actor: MpAuth, role: RoleRef): void {
   if (!mayChangeRole(actor, role)) throw denied(actor, 'ROLE.UPDATE', roleEntity(role));
 }
 
+/**
+ * Whether the actor may change another user with `permission` (update, delete, activation mail,
+ * role change): it needs the permission on EVERY project, organization and global scope the user
+ * holds a role in, not just one (issue 28 item 1). Reaching a user through any one shared project
+ * let a project admin rewrite the e-mail of a system admin who also had a role there, then take
+ * the account over with a password reset. The caller's own account needs only the plain check.
+ */
+export function requireUserChange(actor: MpAuth, permission: string, login: string, userRoles: readonly RoleRef[]): void {
+  requirePermission(actor, permission, { user: login, userReferents: userReferentsOf(userRoles) });
+  if (login === actor.userName) return;
+  for (const role of userRoles) {
+    const entity = roleEntity(role);
+    if (!hasPermission(actor, permission, entity)) throw denied(actor, permission, { ...entity, user: login });
+  }
+}
+
 /** The user's referents for USER checks: projects and organizations of its roles (quirk 7 fix, authz/oracle.ts). */
 export function userReferentsOf(userRoles: readonly RoleRef[]): { projects: string[]; organizations: string[] } {
   const projects = new Set<string>();

@@ -8,6 +8,8 @@
  * - 7: `USER.*` of a non-personal role reaches only users with a role in that role's project or
  *   organization (the oracle gets the target user's referents); a new user is judged by the roles
  *   it is given, so a user without roles can only be created by a system admin (or a client).
+ *   Changing another user (update, delete, roles) needs the permission on every scope that user
+ *   holds a role in (issue 28 item 1, roles/checks.ts `requireUserChange`).
  * - `PUT /api/users` said `error.emailexists` for a login taken by another user; it says
  *   `error.userexists`, as `POST` does.
  */
@@ -18,7 +20,7 @@ import type { Page } from '../../http/paging.js';
 import { requireField } from '../../http/validation.js';
 import { generateResetKey } from '../../security/password-rules.js';
 import { recordRevision, type EntityChange } from '../revisions/queries.js';
-import { requirePermission, requireRoleChange, userReferentsOf } from '../roles/checks.js';
+import { requirePermission, requireRoleChange, requireUserChange, userReferentsOf } from '../roles/checks.js';
 import { roleDto, type RoleDtoT } from '../roles/dto.js';
 import { replaceUserRoles, roleRefsOfUsers, type RoleRef } from '../roles/queries.js';
 import type { RoleInputT } from '../roles/schemas.js';
@@ -60,6 +62,12 @@ export interface UserService {
   list(actor: MpAuth, query: UsersQueryT, page: Page<UserSort>): Promise<{ users: UserDtoT[]; total: number }>;
   /** @throws AccessDenied without USER.READ on the user; NotFound `error.entityNotFound` */
   get(actor: MpAuth, login: string): Promise<UserDtoT>;
+  /**
+   * The user as `get` reads it, for a page that offers to change it: also refused unless the actor
+   * could make that change (`requireUserChange`).
+   * @throws AccessDenied; NotFound
+   */
+  getForChange(actor: MpAuth, login: string, permission: 'USER.UPDATE' | 'USER.DELETE'): Promise<UserDtoT>;
   /**
    * Creates an inactive user with a random password and a fresh reset key (the activation link).
    * @throws BadRequest `error.idexists`, `error.userexists`, `error.emailexists`, `error.invalidAuthority`,
@@ -137,14 +145,18 @@ export function createUserService(deps: UserServiceDeps): UserService {
     return [...byId.values()].sort((a, b) => a.role.id - b.role.id);
   }
 
-  /** Replaces a user's roles after checking ROLE.UPDATE on every role given or taken. */
-  async function applyRoles(tx: Executor, actor: MpAuth, userId: number, current: readonly RoleRef[], inputs: readonly RoleInputT[]) {
+  /**
+   * Replaces a user's roles after checking ROLE.UPDATE on every role given or taken and, when
+   * anything changes, on every scope the user held a role in (requireUserChange).
+   */
+  async function applyRoles(tx: Executor, actor: MpAuth, user: UserRow, current: readonly RoleRef[], inputs: readonly RoleInputT[]) {
     const resolved = await resolveRoles(tx, inputs);
     const next = new Set(resolved.map((r) => r.role.id));
     const previous = new Set(current.map((r) => r.id));
+    if (next.size !== previous.size || [...next].some((id) => !previous.has(id))) requireUserChange(actor, 'ROLE.UPDATE', user.login, current);
     for (const { role } of resolved) if (!previous.has(role.id)) requireRoleChange(actor, role);
     for (const role of current) if (!next.has(role.id)) requireRoleChange(actor, role);
-    await replaceUserRoles(tx, userId, [...next]);
+    await replaceUserRoles(tx, user.id, [...next]);
     return { roles: resolved.map((r) => r.role), created: resolved.filter((r) => r.created).map((r) => r.role) };
   }
 
@@ -157,6 +169,14 @@ export function createUserService(deps: UserServiceDeps): UserService {
     async get(actor, login) {
       const { user, roles } = await target(db, login);
       requirePermission(actor, 'USER.READ', { user: login, userReferents: userReferentsOf(roles) });
+      if (!user) throw notFound(login);
+      return userDto(user, roles.map(roleDto));
+    },
+
+    async getForChange(actor, login, permission) {
+      const { user, roles } = await target(db, login);
+      requirePermission(actor, 'USER.READ', { user: login, userReferents: userReferentsOf(roles) });
+      requireUserChange(actor, permission, login, roles);
       if (!user) throw notFound(login);
       return userDto(user, roles.map(roleDto));
     },
@@ -200,7 +220,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
         const user = await findUserById(tx, id);
         if (!user) throw new NotFound('User not found with id', ENTITY, 'error.entityNotFound', { id: String(id) });
         const current = await roleRefsOfUsers(tx, [user.id]);
-        requirePermission(actor, 'USER.UPDATE', { user: user.login, userReferents: userReferentsOf(current) });
+        requireUserChange(actor, 'USER.UPDATE', user.login, current);
         if (input.email != null) {
           const other = await findUserByEmail(tx, input.email);
           if (other && other.id !== id) throw new BadRequest('Email already in use', ENTITY, 'error.emailexists');
@@ -213,7 +233,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
           throw new Forbidden('Subject cannot be the user to request this changes', ENTITY, 'error.invalidsubjectstate');
         }
         // Roles omitted: unchanged (the reference dropped them all without checking ROLE.UPDATE).
-        const roles = input.roles != null ? await applyRoles(tx, actor, id, current, input.roles) : { roles: current, created: [] };
+        const roles = input.roles != null ? await applyRoles(tx, actor, user, current, input.roles) : { roles: current, created: [] };
         const row = await updateUserRow(tx, id, {
           firstName: input.firstName ?? null, lastName: input.lastName ?? null, email: input.email ?? null,
           langKey: input.langKey ?? null, activated, lastModifiedBy: author, lastModifiedDate: at,
@@ -229,7 +249,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
     async remove(actor, login) {
       await db.transaction(async (tx) => {
         const { user, roles } = await target(tx, login);
-        requirePermission(actor, 'USER.DELETE', { user: login, userReferents: userReferentsOf(roles) });
+        requireUserChange(actor, 'USER.DELETE', login, roles);
         if (!user) return;
         if (await findSubjectOfUser(tx, user.id)) {
           // Deleting the account would delete the subject without its own checks and revision.
@@ -255,9 +275,9 @@ export function createUserService(deps: UserServiceDeps): UserService {
       const author = authorName(actor);
       await db.transaction(async (tx) => {
         const { user, roles: current } = await target(tx, login);
-        requirePermission(actor, 'ROLE.UPDATE', { user: login, userReferents: userReferentsOf(current) });
+        requireUserChange(actor, 'ROLE.UPDATE', login, current);
         if (!user) throw notFound(login);
-        const roles = await applyRoles(tx, actor, user.id, current, inputs);
+        const roles = await applyRoles(tx, actor, user, current, inputs);
         const row = await updateUserRow(tx, user.id, { lastModifiedBy: author, lastModifiedDate: at });
         const dto = userDto(row, roles.roles.map(roleDto));
         await recordRevision(tx, author, [userChange(dto, 'MOD'), ...roles.created.map((r) => roleChange(r, 'ADD'))], at);
