@@ -45,6 +45,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    // Every plugin is async (no forgotten `done` to catch), and on a busy 2-core host the
+    // management plugin (keystore, migrations, demo data) can take longer than Fastify's 10 s.
+    pluginTimeout: 120_000,
     // Query strings and paths coerce ("12" → 12); JSON bodies are validated as sent.
     ajv: ajvOptions,
     schemaController: perPartSchemaController(),
