@@ -85,10 +85,14 @@ const ROLE_OF: Record<User, keyof typeof MODEL> = {
  *           the missing subject from the token's `sub`)
  *   sub1, subB  a subject of A, of B
  *   userA   a user holding a role in A (USER.*: §15 fix 7, only within the admin's projects)
+ *   userAC, userGA  a user holding a role in A and one in C (a third project, in a third
+ *           organization, so B's admin never reads it); one holding ROLE_SYS_ADMIN and a role
+ *           in A. Changing another user needs the permission on EVERY scope it holds a role in
+ *           (issue 28 item 1), so of the columns only the system admin reaches them.
  *   self    the caller itself (its account)
  *   caller  app server, no project in the path: the project of the caller's first role, its own subject
  */
-type On = 'global' | 'any' | 'org' | 'A' | 'B' | 'sub1' | 'subB' | 'userA' | 'self' | 'caller';
+type On = 'global' | 'any' | 'org' | 'A' | 'B' | 'sub1' | 'subB' | 'userA' | 'userAC' | 'userGA' | 'self' | 'caller';
 type Domain = 'management' | 'appserver';
 
 /** Who reaches which entity, given that its role holds the permission (radar-auth `hasAuthority`). */
@@ -125,6 +129,8 @@ const v: Record<string, string> = {};
 let radar: Json;
 let e4: Json;
 let foreign: { id: number; projectName: string };
+/** Project C, in a third organization: nobody in the columns but the system admin reaches it. */
+let third: { id: number; projectName: string };
 /** sub-1's SubjectDTO and A's PROJECT_ADMIN role, as the sys admin reads them. */
 let sub1Dto: Json;
 let roleOfA: Json;
@@ -246,6 +252,15 @@ async function freshProject() {
 }
 /** A user holding a role in A (PROJECT_ANALYST), not activated. */
 const freshUserOfA = async () => sys('POST', '/api/users', { login: unique('user'), email: `${unique('u')}@example.org`, langKey: 'en', roles: [{ projectId: radar.id, projectName: 'radar', authorityName: 'ROLE_PROJECT_ANALYST' }] });
+const analystOf = (project: { id: number; projectName: string }) => ({ projectId: project.id, projectName: project.projectName, authorityName: 'ROLE_PROJECT_ANALYST' });
+/** Adding this role is in the gift of A's project admin: only the user's other roles stop it. */
+const adminOfA = () => ({ projectId: radar.id, projectName: 'radar', authorityName: 'ROLE_PROJECT_ADMIN' });
+const resetKeyOf = async (login: string) => (await db().select().from(users).where(eq(users.login, login)))[0]!.resetKey;
+/** A user holding roles beyond A (not activated): in A and C, or ROLE_SYS_ADMIN and a role in A. */
+const freshUserBeyondA = (on: 'userAC' | 'userGA') => async () => sys('POST', '/api/users', {
+  login: unique('user'), email: `${unique('u')}@example.org`, langKey: 'en',
+  roles: on === 'userAC' ? [analystOf(radar), analystOf(third)] : [{ authorityName: 'ROLE_SYS_ADMIN' }, analystOf(radar)],
+});
 const freshSourceData = async () => sys('POST', '/api/source-data', { sourceDataType: 'ACCELEROMETER', sourceDataName: unique('data'), processingState: 'RAW' });
 const freshSourceType = async () => sys('POST', '/api/source-types', { producer: unique('p'), model: 'M', catalogVersion: 'v1', sourceTypeScope: 'ACTIVE', canRegisterDynamically: false });
 const freshSource = async () => sys('POST', '/api/sources', { sourceName: unique('device'), assigned: false, sourceType: { id: e4.id }, project: { id: radar.id } });
@@ -405,6 +420,24 @@ const ROWS: Row[] = [
   { route: 'GET /api/users/:login', perm: 'USER.READ', on: 'userA', path: '/api/users/{padminLogin}' },
   { route: 'GET /api/users/:login/roles', perm: 'ROLE.READ', on: 'userA', path: '/api/users/{padminLogin}/roles' },
   { route: 'PUT /api/users/:login/roles', perm: 'ROLE.UPDATE', on: 'userA', fresh: freshUserOfA, path: (u) => `/api/users/${u.login}/roles`, body: (u) => u.roles, watch: (u) => `/api/users/${u.login}` },
+  // Issue 28 item 1: every user write against a user holding a role beyond A as well.
+  ...(['userAC', 'userGA'] as const).flatMap((on): Row[] => {
+    const variant = on === 'userAC' ? 'user of A and C' : 'system admin with a role in A';
+    const fresh = freshUserBeyondA(on);
+    const watch = (u: Fresh) => `/api/users/${u.login}`;
+    return [
+      { route: 'PUT /api/users', variant, perm: 'USER.UPDATE', on, fresh, body: (u) => ({ ...u, email: `${unique('taken')}@example.org` }), watch },
+      { route: 'PUT /api/users', variant: `${variant}, roles`, perm: 'USER.UPDATE', on, fresh, body: (u) => ({ ...u, roles: [...u.roles, adminOfA()] }), watch, over: { clientWith: 'n' }, why: 'a role change needs ROLE.UPDATE too, which a USER.UPDATE-only client lacks' },
+      { route: 'DELETE /api/users/:login', variant, perm: 'USER.DELETE', on, fresh, path: (u) => `/api/users/${u.login}`, watch },
+      { route: 'PUT /api/users/:login/roles', variant, perm: 'ROLE.UPDATE', on, fresh, path: (u) => `/api/users/${u.login}/roles`, body: (u) => [...u.roles, adminOfA()], watch },
+      {
+        route: 'POST /api/account/reset-activation/init', variant, perm: 'USER.UPDATE', on, body: (u) => u.login,
+        fresh: async () => { const u = await fresh(); return { ...u, resetKey: await resetKeyOf(u.login) }; },
+        // Refused: the pending activation link (the reset key) is the one the user was sent.
+        after: async (u, permitted) => { if (!permitted) expect(await resetKeyOf(u.login)).toBe(u.resetKey); },
+      },
+    ];
+  }),
 
   // ── Audits and revisions (§2.11)
   { route: 'GET /api/revisions', perm: null, on: 'global', over: { sys: 'y' }, why: '@Secured ROLE_SYS_ADMIN (no permission)' },
@@ -563,6 +596,7 @@ beforeAll(async () => {
   radar = await sys('GET', '/api/projects/radar');
   e4 = await sys('GET', '/api/source-types/Empatica/E4/v1');
   foreign = await aProjectIn(db(), await anOrganization(db()), [e4.id]);
+  third = await aProjectIn(db(), await anOrganization(db()));
   const otherAdmin = await mp.userWithRole('ROLE_PROJECT_ADMIN', { project: foreign.projectName });
   logins.otherPadmin = otherAdmin.login;
   tokens.otherPadmin = await passwordToken(otherAdmin.login, 'Passw0rd');
