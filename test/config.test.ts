@@ -93,6 +93,7 @@ describe('defaults', () => {
       githubCacheDuration: 3600,
       githubCacheRetryDuration: 60,
       githubCacheSize: 10_000,
+      githubCacheMaxBytes: 64 * 1024 * 1024,
       githubApiUrl: 'https://api.github.com',
       githubProxyAllowedOwners: ['RADAR-base'],
       securityRadarManagementportalEnabled: false,
@@ -419,6 +420,14 @@ describe('GitHub and protocols (issue 20)', () => {
     expect(loadConfig({ SPRING_APPLICATION_JSON: '{"security":{"github":{"client":{"maxContentLength":4096}}}}' }).githubClientMaxContentLength).toBe(4096);
     expect(loadConfig({ SECURITY_GITHUB_CLIENT_MAXCONTENTLENGTH: '4096' }).githubClientMaxContentLength).toBe(4096);
     expect(loadConfig({ GITHUB_PROXY_ALLOWED_OWNERS: 'a, B' }).githubProxyAllowedOwners).toEqual(['a', 'B']);
+  });
+
+  it('reads SECURITY_GITHUB_CACHE_MAX_BYTES as bytes or with a unit (64MB is 64 MiB), under Spring\'s names too', () => {
+    expect(loadConfig({ SECURITY_GITHUB_CACHE_MAX_BYTES: '3000' }).githubCacheMaxBytes).toBe(3000);
+    expect(loadConfig({ SECURITY_GITHUB_CACHE_MAX_BYTES: '64MB' }).githubCacheMaxBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ SECURITY_GITHUB_CACHE_MAXBYTES: '2m' }).githubCacheMaxBytes).toBe(2 * 1024 * 1024);
+    expect(loadConfig({ SPRING_APPLICATION_JSON: '{"security":{"github":{"cache":{"maxBytes":"1GB"}}}}' }).githubCacheMaxBytes).toBe(1024 ** 3);
+    expect(configError({ SECURITY_GITHUB_CACHE_MAX_BYTES: 'lots' }).problems).toEqual([expect.stringMatching(/^SECURITY_GITHUB_CACHE_MAX_BYTES: /)]);
   });
 
   it('refuses a repository that is not owner/name, a file name with a slash, a URL that is not http(s)', () => {

@@ -30,7 +30,7 @@ import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulerMetrics } from './scheduler/metrics.js';
 import { createGithubClient } from './github/client.js';
 import { createGithubContentCache } from './github/content-cache.js';
-import { createGithubProxy } from './github/proxy.js';
+import { createGithubProxy, proxyFetchOptions } from './github/proxy.js';
 import { ownerSet } from './github/proxy-url.js';
 import { githubRoutes } from './github/routes.js';
 import { createProtocolService } from './protocols/service.js';
@@ -111,11 +111,15 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
     maxContentLength: config.githubClientMaxContentLength,
   });
   const githubLog = app.log.child({ component: 'github' });
+  const githubProxyOwners = ownerSet(config.githubProxyAllowedOwners);
   const githubCache = createGithubContentCache({
-    db, github, log: githubLog,
-    settings: { durationMs: config.githubCacheDuration * 1000, retryMs: config.githubCacheRetryDuration * 1000, maxEntries: config.githubCacheSize },
+    db, github, log: githubLog, fetchOptions: proxyFetchOptions({ github, allowedOwners: githubProxyOwners }),
+    settings: {
+      durationMs: config.githubCacheDuration * 1000, retryMs: config.githubCacheRetryDuration * 1000,
+      maxEntries: config.githubCacheSize, maxBytes: config.githubCacheMaxBytes,
+    },
   });
-  const githubProxy = createGithubProxy({ cache: githubCache, allowedOwners: ownerSet(config.githubProxyAllowedOwners) });
+  const githubProxy = createGithubProxy({ cache: githubCache, allowedOwners: githubProxyOwners });
   const protocols = createProtocolService({
     db, github, events, log: githubLog,
     source: { repo: config.protocolGithubRepoPath, branch: config.protocolGithubBranch, fileName: config.protocolGithubFileName },

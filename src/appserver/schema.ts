@@ -140,13 +140,17 @@ export type NewStateEvent = typeof messageStateEvents.$inferInsert;
 /**
  * The last good copy of each GitHub answer `GET /github/content` served (the questionnaire app
  * reads its protocols and questionnaires through it), so a restarted instance serves them while
- * GitHub is unreachable. `url` is the normalised `https://api.github.com/…` URL.
+ * GitHub is unreachable. `url` is the normalised `https://api.github.com/…` URL. `size` (bytes of
+ * `body`) and `last_used_at` let the table be bounded by count and bytes, least recently used out
+ * first, without reading every body.
  */
 export const githubResponses = appserver.table('github_responses', {
   url: text('url').primaryKey(),
   body: text('body').notNull(),
   contentType: text('content_type').notNull(),
   fetchedAt: timestamptz('fetched_at').notNull(),
+  size: integer('size').notNull().default(0),
+  lastUsedAt: timestamptz('last_used_at').notNull().defaultNow(),
 });
 export type GithubResponseRow = typeof githubResponses.$inferSelect;
 

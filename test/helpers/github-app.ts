@@ -1,6 +1,6 @@
 /**
  * One app per test file with `GITHUB_API_URL` at a GitHub stub of its own (vitest hooks): built
- * before the file's tests, closed after them; the stub's faults and delay are cleared before each
+ * before the file's tests, closed after them; the stub's faults, own answers and delay are cleared before each
  * test.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
@@ -24,6 +24,7 @@ export function appWithGithubStub(env: Record<string, string> = {}): AppWithGith
   });
   beforeEach(() => {
     ctx.github.fault = () => undefined;
+    ctx.github.respond = () => undefined;
     ctx.github.delayMs = 0;
   });
   return ctx;

@@ -8,7 +8,9 @@
  *
  * `fault` makes a request fail as GitHub or the network can: a status with GitHub's error body, a
  * connection reset, a request that never answers, a body over the size limit (announced by
- * Content-Length or streamed without it).
+ * Content-Length or streamed without it). `respond` answers a request with anything (a content
+ * type, a redirect). Repositories also have ids: `/repositories/{id}` names the owner, and
+ * `/repositories/{id}/…` serves the repository, as GitHub does for a repository `rename`d.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -18,6 +20,13 @@ export const DEFAULT_REPO = 'RADAR-base/RADAR-aRMT-protocols';
 const API = 'https://api.github.com';
 
 export type GithubFault = 'reset' | 'hang' | 'oversize' | 'oversize-stream' | { status: number };
+
+/** An answer of a test's choosing; absent fields: status 200, no headers, empty body. */
+export interface StubAnswer {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
 
 export interface StubRequest {
   path: string;
@@ -33,6 +42,15 @@ export interface GithubStub {
   setFiles(files: Record<string, string>, opts?: { repo?: string; branch?: string }): void;
   /** Decides a fault for each request by its path and query (default: none). */
   fault: (path: string) => GithubFault | undefined;
+  /** Decides an answer of its own for each request by its path and query (default: none); a fault goes first. */
+  respond: (path: string) => StubAnswer | undefined;
+  /** The id of a repository (`owner/name`), the same on every call. */
+  repositoryId(repo: string): number;
+  /**
+   * Renames `from` to `to` (`owner/name`, which may have another owner): requests for `from` get
+   * GitHub's 301 to `https://api.github.com/repositories/{id of to}/…`.
+   */
+  rename(from: string, to: string): void;
   /** Bytes of an oversize answer (default 2,000,000). */
   oversizeBytes: number;
   /** Answers each request after this many milliseconds (default 0). */
@@ -83,9 +101,21 @@ export async function startGithubStub(): Promise<GithubStub> {
   }
 
   const requests: StubRequest[] = [];
+  const repositoryIds = new Map<string, number>();
+  const renamed = new Map<string, string>();
+  const repositoryById = (id: number) => [...repositoryIds].find(([, known]) => known === id)?.[0];
   const stub: GithubStub = {
     url: '',
     fault: () => undefined,
+    respond: () => undefined,
+    repositoryId(repo) {
+      if (!repositoryIds.has(repo)) repositoryIds.set(repo, 100_000 + repositoryIds.size);
+      return repositoryIds.get(repo)!;
+    },
+    rename(from, to) {
+      stub.repositoryId(to);
+      renamed.set(from, to);
+    },
     oversizeBytes: 2_000_000,
     delayMs: 0,
     requests,
@@ -206,8 +236,29 @@ export async function startGithubStub(): Promise<GithubStub> {
         return;
       }
       if (fault) return send(res, fault.status, { message: fault.status === 401 ? 'Bad credentials' : 'stub failure', documentation_url: 'https://docs.github.com/rest', status: String(fault.status) });
+      const own = stub.respond(`${url.pathname}${url.search}`);
+      if (own) {
+        res.writeHead(own.status ?? 200, own.headers ?? {});
+        res.end(own.body ?? '');
+        return;
+      }
+      if (req.method !== 'GET') return notFound(res);
+      const byId = /^\/repositories\/(\d+)(?:\/(.+))?$/.exec(url.pathname);
+      const repo = byId ? repositoryById(Number(byId[1])) : undefined;
+      if (byId && repo && byId[2] === undefined) {
+        const [owner, name] = repo.split('/');
+        return send(res, 200, { id: Number(byId[1]), name, full_name: repo, owner: { login: owner, type: 'Organization' }, private: false });
+      }
+      if (byId && repo) return answer(repo, byId[2]!, url.searchParams, res);
       const m = /^\/repos\/([^/]+\/[^/]+)\/(.+)$/.exec(url.pathname);
-      if (req.method !== 'GET' || !m) return notFound(res);
+      if (!m) return notFound(res);
+      const newName = renamed.get(m[1]!);
+      if (newName) {
+        const location = `${API}/repositories/${stub.repositoryId(newName)}/${m[2]}${url.search}`;
+        const text = JSON.stringify({ message: 'Moved Permanently', url: location, documentation_url: 'https://docs.github.com/v3/#http-redirects' });
+        res.writeHead(301, { location, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+        return res.end(text);
+      }
       answer(m[1]!, m[2]!, url.searchParams, res);
     };
     if (stub.delayMs > 0) setTimeout(reply, stub.delayMs);

@@ -10,8 +10,11 @@
 
 export const GITHUB_API = 'https://api.github.com';
 
-/** Why a GitHub request failed: an answer outside 2xx, a broken connection, the timeout, a too large body, an unusable URL or an answer of the wrong shape. */
-export type GithubFailure = 'status' | 'network' | 'timeout' | 'oversize' | 'url' | 'format';
+/**
+ * Why a GitHub request failed: an answer outside 2xx, a broken connection, the timeout, a too
+ * large body, an unusable URL, an answer of the wrong shape or a redirect the caller refused.
+ */
+export type GithubFailure = 'status' | 'network' | 'timeout' | 'oversize' | 'url' | 'format' | 'redirect';
 
 export class GithubError extends Error {
   constructor(readonly failure: GithubFailure, message: string, readonly status?: number) {
@@ -33,9 +36,17 @@ export interface GithubClientSettings {
   maxContentLength: number;
 }
 
+export interface GetOptions {
+  /**
+   * Asked before each redirect is followed, with its target as an `https://api.github.com/…` URL;
+   * `false` fails the request as `redirect`. Without it every redirect within the API is followed.
+   */
+  followRedirect?: (target: string, signal: AbortSignal) => Promise<boolean>;
+}
+
 export interface GithubClient {
   /** GETs an `https://api.github.com/…` URL; throws `GithubError`. */
-  get(url: string, signal?: AbortSignal): Promise<GithubResponse>;
+  get(url: string, signal?: AbortSignal, options?: GetOptions): Promise<GithubResponse>;
   /** Reads and parses a JSON answer. */
   getJson(url: string, signal?: AbortSignal): Promise<unknown>;
 }
@@ -56,6 +67,14 @@ export function requestUrl(url: string, apiUrl: string): string {
   if (parsed.origin === GITHUB_API && !parsed.username && !parsed.password) return `${apiUrl}${parsed.pathname}${parsed.search}`;
   if (parsed.href.startsWith(`${apiUrl}/`)) return parsed.href;
   throw new GithubError('url', `not a GitHub API URL: ${parsed.origin}`);
+}
+
+/** The `https://api.github.com/…` form of a URL under `apiUrl` (the inverse of `requestUrl`); other URLs are refused. */
+export function apiForm(url: string, apiUrl: string): string {
+  if (url.startsWith(`${apiUrl}/`)) return `${GITHUB_API}${url.slice(apiUrl.length)}`;
+  requestUrl(url, apiUrl);
+  const parsed = new URL(url);
+  return `${GITHUB_API}${parsed.pathname}${parsed.search}`;
 }
 
 async function readLimited(response: Response, max: number): Promise<Buffer> {
@@ -93,7 +112,7 @@ export function createGithubClient(settings: GithubClientSettings): GithubClient
     }
   }
 
-  async function get(url: string, outer?: AbortSignal): Promise<GithubResponse> {
+  async function get(url: string, outer?: AbortSignal, options: GetOptions = {}): Promise<GithubResponse> {
     const signal = outer ? AbortSignal.any([outer, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
     let target = requestUrl(url, apiUrl);
     let withToken = Boolean(token);
@@ -109,7 +128,11 @@ export function createGithubClient(settings: GithubClientSettings): GithubClient
       if (response.status >= 300 && response.status < 400 && location && hop < MAX_REDIRECTS) {
         await response.body?.cancel().catch(() => {});
         // GitHub redirects renamed repositories to `api.github.com/repositories/{id}/…`.
-        target = requestUrl(new URL(location, target).href, apiUrl);
+        const next = apiForm(new URL(location, target).href, apiUrl);
+        if (options.followRedirect && !(await options.followRedirect(next, signal))) {
+          throw new GithubError('redirect', `GitHub redirected to a URL that is not allowed: ${next}`);
+        }
+        target = requestUrl(next, apiUrl);
         continue;
       }
       try {

@@ -2,18 +2,18 @@
  * The copies behind `GET /github/content` (issue 20 item 3): a copy is fresh for the cache
  * duration; a request for a stale copy gets it at once while one refresh runs in the background,
  * so GitHub's latency and outages never reach a client that has a copy. Copies live in the
- * database (a restarted instance serves them with GitHub down) and, up to `SECURITY_GITHUB_CACHE_SIZE`
- * entries and 64 MiB of bodies, in memory.
+ * database (a restarted instance serves them with GitHub down) and in memory, both bounded by
+ * `SECURITY_GITHUB_CACHE_SIZE` copies and `SECURITY_GITHUB_CACHE_MAX_BYTES` bytes of bodies,
+ * least recently used out first (issue 28 item 7): requests for ever new URLs cannot grow either
+ * without bound. A copy the database drops is dropped from this instance's memory too, so the next
+ * request asks GitHub, and fails like one never fetched while GitHub does.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../platform/database.js';
 import { createTtlCache } from '../../platform/ttl-cache.js';
-import type { GithubClient } from './client.js';
-import { findGithubResponse, pruneGithubResponses, saveGithubResponse } from './queries.js';
+import type { GetOptions, GithubClient } from './client.js';
+import { pruneGithubResponses, saveGithubResponse, touchGithubResponse, useGithubResponse } from './queries.js';
 import { createRefreshGate } from './refresh-gate.js';
-
-/** Bodies kept in memory at most (the database keeps every copy). */
-export const MEMORY_BYTES = 64 * 1024 * 1024;
 
 export interface CachedContent {
   body: Buffer;
@@ -25,20 +25,25 @@ export interface CachedContent {
 export interface GithubCacheSettings {
   durationMs: number;
   retryMs: number;
-  /** Copies kept in memory, and (see `PRUNE_EVERY`) in the database. */
+  /** Copies kept, in memory and in the database. */
   maxEntries: number;
-  /** Bytes of bodies kept in memory (default `MEMORY_BYTES`). */
-  memoryBytes?: number;
-  /** Stored answers between two prunings of the database (default `PRUNE_EVERY`). */
-  pruneEvery?: number;
+  /** Bytes of bodies kept, in memory and in the database. */
+  maxBytes: number;
+  /** How often at most a copy served from memory records its use in the database (default `USE_RECORDED_EVERY_MS`). */
+  useRecordedEveryMs?: number;
 }
 
 /**
- * Every this many stored answers, the database keeps only the `maxEntries` most recently fetched
- * copies, so requests for ever new URLs (any query string of an allowed repository) cannot grow
- * the table without bound.
+ * A copy served from memory records its use in the database at most once a minute: the
+ * database's least-recently-used order is exact to the minute without a write per request.
  */
-export const PRUNE_EVERY = 500;
+export const USE_RECORDED_EVERY_MS = 60_000;
+
+interface MemoryEntry {
+  copy: CachedContent;
+  /** When this instance last recorded a use of the copy in the database. */
+  useRecordedAt: number;
+}
 
 export interface GithubContentCache {
   /**
@@ -52,25 +57,40 @@ export interface GithubContentCache {
 
 export function createGithubContentCache(deps: {
   db: Database; github: GithubClient; settings: GithubCacheSettings; log: FastifyBaseLogger; now?: () => number;
+  /** Passed to every GitHub request (the proxy's redirect rule). */
+  fetchOptions?: GetOptions;
 }): GithubContentCache {
-  const { db, github, settings, log, now = Date.now } = deps;
-  const memory = createTtlCache<string, CachedContent>({ max: settings.maxEntries, maxSize: settings.memoryBytes ?? MEMORY_BYTES, sizeOf: (c) => c.body.length, now });
+  const { db, github, settings, log, now = Date.now, fetchOptions } = deps;
+  const useRecordedEveryMs = settings.useRecordedEveryMs ?? USE_RECORDED_EVERY_MS;
+  const memory = createTtlCache<string, MemoryEntry>({ max: settings.maxEntries, maxSize: settings.maxBytes, sizeOf: (e) => e.copy.body.length, now });
   const gate = createRefreshGate<string>({ retryMs: settings.retryMs, max: settings.maxEntries, now });
   const closing = new AbortController();
-  let stores = 0;
 
   async function fetchAndStore(url: string): Promise<CachedContent> {
-    const response = await github.get(url, closing.signal);
+    const response = await github.get(url, closing.signal, fetchOptions);
     const content: CachedContent = { ...response, fetchedAt: now() };
+    memory.set(url, { copy: content, useRecordedAt: content.fetchedAt });
     try {
-      await saveGithubResponse(db, { url, body: response.body.toString('utf8'), contentType: response.contentType, fetchedAt: new Date(content.fetchedAt) });
-      if (++stores % (settings.pruneEvery ?? PRUNE_EVERY) === 0) await pruneGithubResponses(db, settings.maxEntries);
+      const body = response.body.toString('utf8');
+      const at = new Date(content.fetchedAt);
+      await saveGithubResponse(db, { url, body, contentType: response.contentType, fetchedAt: at, size: Buffer.byteLength(body, 'utf8'), lastUsedAt: at });
+      for (const evicted of await pruneGithubResponses(db, settings)) memory.delete(evicted);
     } catch (err) {
       // The answer is still good for this request; the next refresh stores it again.
       log.warn({ url, reason: (err as Error).message }, 'github copy not stored');
     }
-    memory.set(url, content);
     return content;
+  }
+
+  /** Records in the database that the copy in memory was used, at most every `useRecordedEveryMs`. */
+  async function recordUse(url: string, entry: MemoryEntry) {
+    if (now() - entry.useRecordedAt < useRecordedEveryMs) return;
+    entry.useRecordedAt = now();
+    try {
+      await touchGithubResponse(db, url, new Date(entry.useRecordedAt));
+    } catch (err) {
+      log.warn({ url, reason: (err as Error).message }, 'github copy use not recorded');
+    }
   }
 
   function refreshInBackground(url: string) {
@@ -81,16 +101,24 @@ export function createGithubContentCache(deps: {
   }
 
   async function stored(url: string): Promise<CachedContent | undefined> {
-    const row = await findGithubResponse(db, url);
+    const at = now();
+    const row = await useGithubResponse(db, url, new Date(at));
     if (!row) return undefined;
     const content: CachedContent = { body: Buffer.from(row.body, 'utf8'), contentType: row.contentType, fetchedAt: row.fetchedAt.getTime() };
-    memory.set(url, content);
+    memory.set(url, { copy: content, useRecordedAt: at });
     return content;
+  }
+
+  async function fromMemory(url: string): Promise<CachedContent | undefined> {
+    const entry = memory.get(url);
+    if (!entry) return undefined;
+    await recordUse(url, entry);
+    return entry.copy;
   }
 
   return {
     async get(url) {
-      const copy = memory.get(url) ?? await stored(url);
+      const copy = await fromMemory(url) ?? await stored(url);
       if (copy) {
         if (now() - copy.fetchedAt >= settings.durationMs) refreshInBackground(url);
         return copy;

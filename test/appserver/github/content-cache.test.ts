@@ -8,8 +8,6 @@ import { unique } from '../../fixtures/appserver.js';
 import { createGithubClient, GithubError } from '../../../src/appserver/github/client.js';
 import { createGithubContentCache, type GithubCacheSettings } from '../../../src/appserver/github/content-cache.js';
 import { findGithubResponse } from '../../../src/appserver/github/queries.js';
-import { githubResponses } from '../../../src/appserver/schema.js';
-import { inArray } from 'drizzle-orm';
 
 const ctx = appWithGithubStub();
 const log = pino({ level: 'silent' });
@@ -17,12 +15,12 @@ const log = pino({ level: 'silent' });
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 
-/** A cache on the test database reading the stub, on `clock`: fresh 1 h, retry after 1 min, 100 entries unless `settings` says otherwise. */
+/** A cache on the test database reading the stub, on `clock`: fresh 1 h, retry after 1 min, 100 entries, 64 MiB unless `settings` says otherwise. */
 function aCache(clock: { now: number }, settings: Partial<GithubCacheSettings> = {}) {
   const client = createGithubClient({ apiUrl: ctx.github.url, timeoutMs: 1000, maxContentLength: 1_000_000 });
   return createGithubContentCache({
     db: ctx.t.app.db.db, github: client, log, now: () => clock.now,
-    settings: { durationMs: HOUR, retryMs: MINUTE, maxEntries: 100, ...settings },
+    settings: { durationMs: HOUR, retryMs: MINUTE, maxEntries: 100, maxBytes: 64 * 1024 * 1024, ...settings },
   });
 }
 
@@ -111,37 +109,72 @@ describe('GitHub content cache', () => {
 });
 
 describe('GitHub content cache bounds', () => {
-  it('keeps at most the memory budget of bodies in memory; the database serves the rest without GitHub', async () => {
+  const stored = (urls: string[]) => Promise.all(urls.map(async (url) => (await findGithubResponse(ctx.t.app.db.db, url)) !== undefined));
+
+  it('keeps at most maxBytes of bodies, in the database and in memory: the least recently used copy goes from both', async () => {
     const clock = { now: Date.parse('2030-04-01T00:00:00Z') };
-    const cache = aCache(clock, { memoryBytes: 3000 });
-    const branches = Array.from({ length: 6 }, () => aBranch());
-    const first = [];
-    for (const b of branches) first.push(await cache.get(b.url));
-    expect(first.reduce((sum, c) => sum + c.body.length, 0)).toBeGreaterThan(3000);
-    // Mark the stored copies: a copy read back from the database shows the mark.
-    await ctx.t.app.db.db.update(githubResponses).set({ body: '{"commit":{"sha":"from-the-database"}}' }).where(inArray(githubResponses.url, branches.map((b) => b.url)));
+    // Four of the ~870-byte branch answers do not fit in 3,000 bytes; three do.
+    const cache = aCache(clock, { maxBytes: 3000 });
+    const [a, b, c, d] = Array.from({ length: 4 }, () => aBranch());
+    for (const x of [a!, b!, c!]) {
+      clock.now += MINUTE;
+      expect((await cache.get(x.url)).body.length).toBeGreaterThan(750);
+    }
+    // A used again (a minute later, so the use is recorded): B is now the least recently used.
+    clock.now += MINUTE;
+    await cache.get(a!.url);
+    clock.now += MINUTE;
+    await cache.get(d!.url);
+    expect(await stored([a!.url, b!.url, c!.url, d!.url])).toEqual([true, false, true, true]);
+    const sizes = await Promise.all([a!, c!, d!].map(async (x) => (await findGithubResponse(ctx.t.app.db.db, x.url))!.size));
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBeLessThanOrEqual(3000);
+
+    // B is gone from memory too: with GitHub failing it is an answer never fetched; the others are served.
     ctx.github.fault = () => ({ status: 500 });
-    const again = [];
-    for (const b of branches) again.push(shaOf(await cache.get(b.url)));
-    // The three oldest bodies left memory (3,000 bytes hold three of the ~870-byte answers); the newest are still there.
-    expect(first.every((c) => c.body.length > 750 && c.body.length <= 1000)).toBe(true);
-    expect(again.slice(0, 3)).toEqual(['from-the-database', 'from-the-database', 'from-the-database']);
-    expect(again.slice(3)).toEqual(first.slice(3).map(shaOf));
-    // Fresh copies: GitHub was not asked again, whether the copy came from memory or the database.
-    expect(branches.map((b) => asksFor(b.branch))).toEqual([1, 1, 1, 1, 1, 1]);
+    await expect(cache.get(b!.url)).rejects.toMatchObject({ failure: 'status', status: 500 });
+    for (const x of [a!, c!, d!]) await cache.get(x.url);
+    expect([a!, b!, c!, d!].map((x) => asksFor(x.branch))).toEqual([1, 2, 1, 1]);
     await cache.close();
   });
 
-  it('prunes the database to the most recently fetched maxEntries copies', async () => {
+  it('records a use of a copy read from the database, so another instance\'s use keeps it', async () => {
+    const clock = { now: Date.parse('2030-04-15T00:00:00Z') };
+    const [a, b, c] = Array.from({ length: 3 }, () => aBranch());
+    const first = aCache(clock, { maxBytes: 3000, maxEntries: 2 });
+    for (const x of [a!, b!]) {
+      clock.now += MINUTE;
+      await first.get(x.url);
+    }
+    // Another instance reads A from the database; then the first stores C: B goes, not A.
+    clock.now += MINUTE;
+    const second = aCache(clock, { maxBytes: 3000, maxEntries: 2 });
+    await second.get(a!.url);
+    clock.now += MINUTE;
+    await first.get(c!.url);
+    expect(await stored([a!.url, b!.url, c!.url])).toEqual([true, false, true]);
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it('keeps at most maxEntries copies, the most recently used', async () => {
     const clock = { now: Date.parse('2030-05-01T00:00:00Z') };
-    const cache = aCache(clock, { maxEntries: 2, pruneEvery: 3 });
+    const cache = aCache(clock, { maxEntries: 2 });
     const branches = Array.from({ length: 3 }, () => aBranch());
     for (const b of branches) {
-      clock.now += 1000;
+      clock.now += MINUTE;
       await cache.get(b.url);
     }
-    const stored = await Promise.all(branches.map((b) => findGithubResponse(ctx.t.app.db.db, b.url)));
-    expect(stored.map((row) => row !== undefined)).toEqual([false, true, true]);
+    expect(await stored(branches.map((b) => b.url))).toEqual([false, true, true]);
+    await cache.close();
+  });
+
+  it('does not keep a copy larger than maxBytes, and still answers with it', async () => {
+    const clock = { now: Date.parse('2030-06-01T00:00:00Z') };
+    const cache = aCache(clock, { maxBytes: 500 });
+    const { branch, url } = aBranch();
+    expect(shaOf(await cache.get(url))).toMatch(/^[0-9a-f]{40}$/);
+    expect(await stored([url])).toEqual([false]);
+    await cache.get(url);
+    expect(asksFor(branch)).toBe(2);
     await cache.close();
   });
 });

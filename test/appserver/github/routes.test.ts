@@ -112,3 +112,116 @@ describe('GET /github/content', () => {
     });
   });
 });
+
+describe('GET /github/content serves data, not pages, and asks GitHub only what aRMT asks (issue 28 item 7)', () => {
+  const requestsFor = (part: string) => ctx.github.requests.filter((r) => r.path.includes(part));
+
+  const bodies: [string, string, string, string][] = [
+    // what GitHub sends, its content type, what we answer with
+    ['JSON', 'application/json; charset=utf-8', '{"a":1}', 'application/json; charset=utf-8'],
+    ['a GitHub JSON media type', 'application/vnd.github+json', '{"a":1}', 'application/json; charset=utf-8'],
+    ['raw file content', 'application/vnd.github.raw', 'line 1\nline 2', 'text/plain; charset=utf-8'],
+    ['plain text', 'text/plain; charset=utf-8', 'hello', 'text/plain; charset=utf-8'],
+    ['HTML', 'text/html; charset=utf-8', '<html><script>alert(document.cookie)</script></html>', 'text/plain; charset=utf-8'],
+    ['SVG', 'image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>', 'text/plain; charset=utf-8'],
+  ];
+  for (const [what, upstream, body, served] of bodies) {
+    it(`answers ${what} (${upstream}) as ${served.split(';')[0]}, never with GitHub's content type`, async () => {
+      const file = unique('file');
+      ctx.github.respond = (path) => (path.includes(file) ? { headers: { 'content-type': upstream }, body } : undefined);
+      const res = await content(`${API}/repos/${DEFAULT_REPO}/contents/${file}?ref=master`);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe(served);
+      expect(res.body).toBe(body);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['content-security-policy']).toContain('sandbox');
+      expect(res.headers['content-disposition']).toBe(served.startsWith('text/') ? 'attachment' : undefined);
+    });
+  }
+
+  it('refuses query parameters other than ref, recursive, per_page and page (400, GitHub not asked)', async () => {
+    const marker = unique('q');
+    const refused = [
+      `${API}/repos/${DEFAULT_REPO}/branches/${marker}?foo=1`,
+      `${API}/repos/${DEFAULT_REPO}/contents/${marker}?ref=master&callback=x`,
+      `${API}/repos/${DEFAULT_REPO}/contents/${marker}?ref=master&ref=other`,
+      `${API}/repos/${DEFAULT_REPO}/git/trees/${marker}?recursive=1&access_token=x`,
+      `${API}/repos/${DEFAULT_REPO}/branches/${marker}?REF=master`,
+    ];
+    for (const url of refused) expect(expectStatus(await content(url), 400), url).toEqual(errorBody(400, 'Invalid Github url.', '/github/content'));
+    expect(requestsFor(marker)).toEqual([]);
+
+    // The four documented ones go through.
+    ctx.github.setFiles({ [`${marker}/protocol.json`]: '{}' }, { branch: marker });
+    expect((await content(`${API}/repos/${DEFAULT_REPO}/contents/${marker}?ref=${marker}&per_page=10&page=1`)).statusCode).toBe(200);
+    const branch = expectStatus(await content(`${API}/repos/${DEFAULT_REPO}/branches/${marker}`), 200);
+    expect((await content(`${branch.commit.commit.tree.url}?recursive=1`)).statusCode).toBe(200);
+  });
+
+  it('refuses an encoded / or \\ in the path (400, GitHub not asked)', async () => {
+    const marker = unique('enc');
+    const refused = [
+      `${API}/repos/${DEFAULT_REPO}/contents/${marker}%2F..%2F..%2F..%2Fsomeone-else%2Frepo`,
+      `${API}/repos/${DEFAULT_REPO}/contents/${marker}%2fa`,
+      `${API}/repos/${DEFAULT_REPO}/contents/${marker}%5C..%5Csomeone-else`,
+      `${API}/repos/${DEFAULT_REPO}/contents/${marker}%5ca`,
+    ];
+    for (const url of refused) expect(expectStatus(await content(url), 400), url).toEqual(errorBody(400, 'Invalid Github url.', '/github/content'));
+    expect(requestsFor(marker)).toEqual([]);
+  });
+
+  it('does not follow a redirect to another owner\'s repository (502, the other repository not asked)', async () => {
+    const branch = unique('br');
+    ctx.github.respond = (path) => (path === `/repos/${DEFAULT_REPO}/branches/${branch}`
+      ? { status: 301, headers: { location: `${API}/repos/someone-else/repo/branches/${branch}` } }
+      : undefined);
+    expect(expectStatus(await content(`${API}/repos/${DEFAULT_REPO}/branches/${branch}`), 502))
+      .toEqual(errorBody(502, 'Error getting content from Github.', '/github/content'));
+    expect(requestsFor('someone-else')).toEqual([]);
+  });
+
+  it('does not follow a redirect to a path or query the proxy would refuse', async () => {
+    const branch = unique('br');
+    const targets = [
+      `${API}/users/RADAR-base`,
+      `${API}/repos/${DEFAULT_REPO}/branches/${branch}-moved?access_token=x`,
+      `${API}/repos/${DEFAULT_REPO}/contents/${branch}-moved%2F..%2Fx`,
+    ];
+    for (const target of targets) {
+      ctx.github.respond = (path) => (path === `/repos/${DEFAULT_REPO}/branches/${branch}` ? { status: 302, headers: { location: target } } : undefined);
+      expect((await content(`${API}/repos/${DEFAULT_REPO}/branches/${branch}`)).statusCode, target).toBe(502);
+    }
+    expect(requestsFor(`${branch}-moved`)).toEqual([]);
+    expect(requestsFor('/users/')).toEqual([]);
+  });
+
+  it('follows a renamed repository\'s redirect to /repositories/{id}/… of an allowed owner, looking the id up once', async () => {
+    const oldName = `RADAR-base/${unique('old')}`;
+    const newName = `RADAR-base/${unique('new')}`;
+    ctx.github.setFiles({ 'e/protocol.json': '{"renamed":true}' }, { repo: newName, branch: 'main' });
+    ctx.github.rename(oldName, newName);
+    const id = ctx.github.repositoryId(newName);
+
+    const branch = expectStatus(await content(`${API}/repos/${oldName}/branches/main`), 200);
+    expect(branch.name).toBe('main');
+    expect(requestsFor(`/repositories/${id}/branches/main`)).toHaveLength(1);
+    const tree = expectStatus(await content(`${API}/repos/${oldName}/git/trees/${branch.commit.commit.tree.sha}?recursive=1`), 200);
+    expect(tree.tree.map((e: { path: string }) => e.path)).toContain('e/protocol.json');
+    expect(requestsFor(`/repositories/${id}/git/trees/`)).toHaveLength(1);
+    // The owner was asked for once; the second redirect used what the first learnt.
+    expect(ctx.github.requests.filter((r) => r.path === `/repositories/${id}`)).toHaveLength(1);
+  });
+
+  it('does not follow a renamed repository\'s redirect to /repositories/{id}/… of another owner', async () => {
+    const oldName = `RADAR-base/${unique('old')}`;
+    const newName = `someone-else/${unique('taken')}`;
+    ctx.github.setFiles({ 'f/protocol.json': '{}' }, { repo: newName, branch: 'main' });
+    ctx.github.rename(oldName, newName);
+    const id = ctx.github.repositoryId(newName);
+
+    expect(expectStatus(await content(`${API}/repos/${oldName}/branches/main`), 502))
+      .toEqual(errorBody(502, 'Error getting content from Github.', '/github/content'));
+    expect(ctx.github.requests.filter((r) => r.path === `/repositories/${id}`)).toHaveLength(1);
+    expect(requestsFor(`/repositories/${id}/`)).toEqual([]);
+  });
+});
