@@ -25,6 +25,22 @@ export async function revokeFamily(db: Executor, familyId: string, now: Date): P
 }
 
 /**
+ * Revokes every refresh-token chain of a user (of one client when `clientId` is given): every
+ * token of theirs not revoked yet, used or not, so no chain can be continued. Returns how many.
+ * The one way a user's chains are ended (password change or reset, deactivation, a role taken
+ * away, a remembered consent revoked); revoked rows stay revoked whatever happens to the user later.
+ */
+export async function revokeRefreshTokensOfUser(db: Executor, login: string, now: Date, clientId?: string): Promise<number> {
+  const rows = await db.update(refreshTokens).set({ revokedAt: now })
+    .where(and(
+      eq(refreshTokens.userLogin, login), isNull(refreshTokens.revokedAt),
+      clientId === undefined ? undefined : eq(refreshTokens.clientId, clientId),
+    ))
+    .returning({ jti: refreshTokens.jti });
+  return rows.length;
+}
+
+/**
  * Consumes `jti` and records `successor` in its family with `jti` as parent, and loads the
  * successor's user (`successor.userLogin`) with roles and sources: one statement (an UPDATE
  * feeding an INSERT beside a SELECT: one round trip, where a transaction took five). The UPDATE

@@ -39,7 +39,12 @@ export async function rotate(
   // The common case in one round trip.
   const { rotated, user } = await rotateRefreshToken(db, jti, successor, now);
   if (rotated) return { outcome: 'rotated', user };
-  if (login !== null && !user?.activated) return { outcome: 'user_refused', user };
+  if (login !== null && !user?.activated) {
+    // A revoked token says so whatever its user's state: a deactivation revokes the user's chains,
+    // and they stay revoked (invalid_grant) after the user is activated again.
+    if ((await findRefreshToken(db, jti))?.revokedAt) return { outcome: 'revoked', user };
+    return { outcome: 'user_refused', user };
+  }
 
   // Not consumable: unknown, revoked, a repeat within the grace period, or reuse.
   const result = await db.transaction(async (tx) => {
