@@ -2,8 +2,8 @@
  * Issue 17 item 3: deactivated or deleted users lose access at once. Their access tokens get 401
  * on the management API; their refresh tokens are refused as the reference does (401
  * `unauthorized`, "User X was not activated") without being consumed, or, when an admin
- * deactivated them, revoked (400 `invalid_grant`, for good: issue 28 item 3); their sign-in sessions end,
- * so neither the API nor the authorization page acts for them any more.
+ * deactivated them, revoked (400 `invalid_grant`, for good: issue 28 item 3); their sign-in
+ * sessions end, so neither the API nor the authorization page acts for them any more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
