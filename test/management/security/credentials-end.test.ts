@@ -8,6 +8,8 @@
  * already issued stay valid until they expire (stateless JWTs).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeJwt } from 'jose';
+import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { managementClient, unique, type Json } from '../../helpers/management-api.js';
 import { csrfOf, uiClient } from '../../helpers/ui-client.js';
@@ -16,6 +18,8 @@ import { mimeParts } from '../../helpers/account-mail.js';
 import { until } from '../../helpers/eventually.js';
 import { aProject } from '../../fixtures/management.js';
 import { upsertClient } from '../../../src/management/oauth/clients/queries.js';
+import { findRefreshToken } from '../../../src/management/oauth/queries.js';
+import { refreshTokens } from '../../../src/management/schema.js';
 import { rememberDecision } from '../../../src/management/oauth/authorize/approvals.js';
 import type { Database } from '../../../src/platform/database.js';
 
@@ -262,5 +266,20 @@ describe('remembered consents', () => {
     // The access token stays valid until it expires.
     expect((await mp.call('GET', `/api/projects/${project.projectName}`, { bearer: mine.access })).status).toBe(200);
     await expectSignedIn(ui, true);
+  });
+});
+
+describe('a revocation racing a rotation', () => {
+  it('a successor the revoking statement missed (its parent revoked, itself not) is refused, and its chain revoked', async () => {
+    const pa = await aProjectAdmin();
+    const first = await tokensOf(pa.login);
+    const second = await refresh(first.refresh);
+    expect(second.status).toBe(200);
+    // On PostgreSQL a rotation committing during the revoking UPDATE leaves this state: the used
+    // parent revoked, the successor (not in the UPDATE's snapshot) not.
+    await db.update(refreshTokens).set({ revokedAt: new Date() }).where(eq(refreshTokens.jti, decodeJwt(first.refresh).jti as string));
+
+    expectRevoked(await refresh(second.refresh_token as string));
+    expect(await findRefreshToken(db, decodeJwt(second.refresh_token as string).jti as string)).toMatchObject({ usedAt: null, revokedAt: expect.any(Date) });
   });
 });
