@@ -22,6 +22,7 @@ import { recordRevision } from '../api/revisions/queries.js';
 import { requirePermission, requireUserChange } from '../api/roles/checks.js';
 import { roleRefsOfUsers } from '../api/roles/queries.js';
 import type { MpAuth } from '../security/principal.js';
+import { endCredentialsOfUser } from '../security/credentials.js';
 import { hashPassword } from '../security/passwords.js';
 import type { UserDtoT } from '../api/users/schemas.js';
 import { loadUserDtos } from '../api/users/queries.js';
@@ -53,7 +54,12 @@ export interface AccountService {
    * @throws Forbidden without a user; AccessDenied without USER.UPDATE; Conflict `error.emailexists`
    */
   update(actor: MpAuth, input: AccountInputT): Promise<void>;
-  /** @throws Forbidden without a user; BadRequest `error.weakPassword` / `error.longPassword` */
+  /**
+   * Sets the signed-in user's password and, in the same transaction, signs the user out
+   * everywhere else: every sign-in session but the actor's own (`actor.sessionId`, when the change
+   * came through the admin UI's session) and every refresh-token chain, the caller's included.
+   * @throws Forbidden without a user; BadRequest `error.weakPassword` / `error.longPassword`
+   */
   changePassword(actor: MpAuth, password: string): Promise<void>;
   /**
    * A new activation link for a user that is not activated yet: new reset key, creation mail.
@@ -66,8 +72,9 @@ export interface AccountService {
    */
   requestPasswordReset(email: string, log: FastifyBaseLogger): Promise<void>;
   /**
-   * Sets the password with a reset key (single use, valid for the activation-key timeout) and
-   * activates the account.
+   * Sets the password with a reset key (single use, valid for the activation-key timeout),
+   * activates the account, and ends every sign-in session and refresh-token chain of the user
+   * (same transaction).
    * @throws BadRequest `error.weakPassword` / `error.longPassword` / `error.invalidResetKey`
    */
   finishPasswordReset(input: KeyAndPasswordT): Promise<void>;
@@ -145,6 +152,7 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
       const at = now();
       await db.transaction(async (tx) => {
         const row = await updateUser(tx, user.id, { passwordHash, lastModifiedBy: user.login, lastModifiedDate: at });
+        await endCredentialsOfUser(tx, user.login, at, actor.sessionId);
         await recordChange(tx, user.login, row!, at);
       });
     },
@@ -177,6 +185,7 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
         // Checked again in the update itself: of two uses of one key, only one gets here.
         const row = await completePasswordReset(tx, key, issuedAfter, { passwordHash, lastModifiedBy: SYSTEM, lastModifiedDate: at });
         if (!row) throw invalidKey();
+        await endCredentialsOfUser(tx, row.login, at);
         await recordChange(tx, SYSTEM, row, at);
       });
     },

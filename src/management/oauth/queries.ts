@@ -25,11 +25,27 @@ export async function revokeFamily(db: Executor, familyId: string, now: Date): P
 }
 
 /**
+ * Revokes every refresh-token chain of a user (of one client when `clientId` is given): every
+ * token of theirs not revoked yet, used or not, so no chain can be continued. Returns how many.
+ * The one way a user's chains are ended (password change or reset, deactivation, a role taken
+ * away, a remembered consent revoked); revoked rows stay revoked whatever happens to the user later.
+ */
+export async function revokeRefreshTokensOfUser(db: Executor, login: string, now: Date, clientId?: string): Promise<number> {
+  const rows = await db.update(refreshTokens).set({ revokedAt: now })
+    .where(and(
+      eq(refreshTokens.userLogin, login), isNull(refreshTokens.revokedAt),
+      clientId === undefined ? undefined : eq(refreshTokens.clientId, clientId),
+    ))
+    .returning({ jti: refreshTokens.jti });
+  return rows.length;
+}
+
+/**
  * Consumes `jti` and records `successor` in its family with `jti` as parent, and loads the
  * successor's user (`successor.userLogin`) with roles and sources: one statement (an UPDATE
  * feeding an INSERT beside a SELECT: one round trip, where a transaction took five). The UPDATE
- * only matches an unused, unrevoked row, and only while the user (when there is one) exists and
- * is activated. `rotated` says whether it matched.
+ * only matches an unused, unrevoked row whose parent (if any) is not revoked, and only while the
+ * user (when there is one) exists and is activated. `rotated` says whether it matched.
  */
 export async function rotateRefreshToken(
   db: Executor, jti: string, successor: Omit<RefreshTokenInsert, 'familyId' | 'parentJti'>, now: Date,
@@ -43,6 +59,9 @@ export async function rotateRefreshToken(
       update ${refreshTokens} set used_at = ${now.toISOString()}::timestamptz
       where jti = ${jti}::text and used_at is null and revoked_at is null
         and (${login}::text is null or exists (select 1 from u where u.activated))
+        -- A successor recorded while its chain was being revoked escaped the revoking UPDATE (not
+        -- in its snapshot); its revoked parent gives it away.
+        and not exists (select 1 from ${refreshTokens} p where p.jti = refresh_tokens.parent_jti and p.revoked_at is not null)
       returning family_id
     ),
     inserted as (

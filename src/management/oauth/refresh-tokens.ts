@@ -8,7 +8,8 @@
  * (PostgreSQL row locks; PGlite runs statements one at a time). A later request with a used token
  * is reuse: the whole family (every token of the chain, hence everything descended from it) is
  * revoked. Because the successor is inserted by the consuming statement, a revocation that
- * follows sees it.
+ * follows sees it; one that runs at the same time may miss it (on PostgreSQL it is not in the
+ * revoking statement's snapshot), so a token whose parent is revoked is refused as revoked too.
  */
 import type { Database } from '../../platform/database.js';
 import type { RefreshTokenInsert } from '../schema.js';
@@ -39,23 +40,34 @@ export async function rotate(
   // The common case in one round trip.
   const { rotated, user } = await rotateRefreshToken(db, jti, successor, now);
   if (rotated) return { outcome: 'rotated', user };
-  if (login !== null && !user?.activated) return { outcome: 'user_refused', user };
+  if (login !== null && !user?.activated) {
+    // A revoked token says so whatever its user's state: a deactivation revokes the user's chains,
+    // and they stay revoked (invalid_grant) after the user is activated again.
+    if ((await findRefreshToken(db, jti))?.revokedAt) return { outcome: 'revoked', user };
+    return { outcome: 'user_refused', user };
+  }
 
   // Not consumable: unknown, revoked, a repeat within the grace period, or reuse.
   const result = await db.transaction(async (tx) => {
     const found = await findRefreshToken(tx, jti);
     if (!found) return { outcome: 'unknown' as const };
     if (found.revokedAt) return { outcome: 'revoked' as const };
+    // Recorded by a rotation that raced a revocation of its chain (revokeRefreshTokensOfUser,
+    // revokeFamily): the revoking statement missed it, but its parent is revoked. The rest of the
+    // chain is revoked below.
+    if (found.parentJti !== null && (await findRefreshToken(tx, found.parentJti))?.revokedAt) {
+      return { outcome: 'chain_revoked' as const, familyId: found.familyId };
+    }
     if (graceSeconds > 0 && found.usedAt && now.getTime() - found.usedAt.getTime() <= graceSeconds * 1000) {
       await recordRefreshToken(tx, { ...successor, familyId: found.familyId, parentJti: jti });
       return { outcome: 'grace' as const };
     }
     return { outcome: 'reused' as const, familyId: found.familyId };
   });
-  if (result.outcome === 'reused') {
+  if (result.outcome === 'reused' || result.outcome === 'chain_revoked') {
     // Outside the reading transaction, so the revocation commits even though the request fails.
     await revokeFamily(db, result.familyId, now);
-    return { outcome: 'reused', user };
+    return { outcome: result.outcome === 'reused' ? 'reused' : 'revoked', user };
   }
   return { outcome: result.outcome, user };
 }

@@ -22,6 +22,11 @@ export interface MpAuth {
   /** The user's current roles from the database (empty for client credentials). */
   roles: readonly UserRole[];
   jti: string | undefined;
+  /**
+   * The id (as its cookie carries it) of the signed-in session this principal came from; absent
+   * for a bearer token. A change to the user's own credentials keeps this session alive.
+   */
+  sessionId?: string;
 }
 
 declare module 'fastify' {

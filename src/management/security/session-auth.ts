@@ -93,7 +93,7 @@ export function createSessionAuth(deps: SessionAuthDeps): SessionAuth {
       if (UNSAFE_METHODS.has(request.method)) requireCsrf(request, session);
       const auth = await principalOfUser(session.userLogin);
       if (!auth) throw notSignedIn();
-      return auth;
+      return { ...auth, sessionId: session.id };
     },
     principalOfUser,
     async signOut(request) {

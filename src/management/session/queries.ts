@@ -1,5 +1,5 @@
 /** SQL for sign-in sessions and the stored session secret. Plain functions over an executor; no rules here. */
-import { and, eq, gt, lt } from 'drizzle-orm';
+import { and, eq, gt, lt, ne } from 'drizzle-orm';
 import { affectedRows, type Executor } from '../../platform/database.js';
 import { oauthSessions, serverSecrets, users, type SessionRow } from '../schema.js';
 
@@ -27,9 +27,9 @@ export async function deleteSession(db: Executor, id: string): Promise<void> {
   await db.delete(oauthSessions).where(eq(oauthSessions.id, id));
 }
 
-/** Ends every sign-in session of a user (deactivated or deleted). */
-export async function deleteSessionsOfUser(db: Executor, login: string): Promise<void> {
-  await db.delete(oauthSessions).where(eq(oauthSessions.userLogin, login));
+/** Ends every sign-in session of a user (deactivated or deleted), but the one stored as `exceptId` when given. */
+export async function deleteSessionsOfUser(db: Executor, login: string, exceptId?: string): Promise<void> {
+  await db.delete(oauthSessions).where(and(eq(oauthSessions.userLogin, login), exceptId === undefined ? undefined : ne(oauthSessions.id, exceptId)));
 }
 
 /** Deletes sessions expired before `now`; returns how many. */

@@ -36,6 +36,8 @@ export interface Session {
 }
 
 const hashId = (id: string) => createHash('sha256').update(id).digest('base64url');
+/** The key a session is stored under (queries.ts), from the id its cookie carries. */
+export const storedSessionId = hashId;
 const randomToken = () => randomBytes(32).toString('base64url');
 
 export interface SessionStore {

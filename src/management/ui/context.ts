@@ -79,7 +79,7 @@ export function uiGuard(deps: UiGuardDeps) {
     let auth: MpAuth | undefined;
     if (session?.userLogin) {
       const principal = await deps.sessionAuth.principalOfUser(session.userLogin);
-      if (principal && mayUseAdminUi(principal)) auth = principal;
+      if (principal && mayUseAdminUi(principal)) auth = { ...principal, sessionId: session.id };
     }
     request.mpAuth = auth ?? null;
     const lang = languageOf(undefined, request.headers['accept-language']);

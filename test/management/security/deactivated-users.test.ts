@@ -1,8 +1,9 @@
 /**
  * Issue 17 item 3: deactivated or deleted users lose access at once. Their access tokens get 401
  * on the management API; their refresh tokens are refused as the reference does (401
- * `unauthorized`, "User X was not activated") without being consumed; their sign-in sessions end,
- * so neither the API nor the authorization page acts for them any more.
+ * `unauthorized`, "User X was not activated") without being consumed, or, when an admin
+ * deactivated them, revoked (400 `invalid_grant`, for good: issue 28 item 3); their sign-in
+ * sessions end, so neither the API nor the authorization page acts for them any more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
@@ -75,7 +76,7 @@ describe('access tokens', () => {
 });
 
 describe('refresh tokens', () => {
-  it('deactivated: 401 unauthorized "User X was not activated", not consumed; the same token works after re-activation', async () => {
+  it('deactivated by an admin: revoked (400 invalid_grant), and still after re-activation (issue 28 item 3)', async () => {
     const pa = await aProjectAdmin();
     const issued = await mp.token({ grant_type: 'password', client_id: 'ManagementPortalapp', username: pa.login, password: 'Passw0rd' });
     expect(issued.status).toBe(200);
@@ -84,20 +85,43 @@ describe('refresh tokens', () => {
 
     await setActivatedByApi(pa.login, false);
     const refused = await mp.token({ grant_type: 'refresh_token', client_id: 'ManagementPortalapp', refresh_token: refreshToken });
+    expect(refused).toEqual({ status: 400, error: 'invalid_grant', error_description: 'Refresh token was revoked' });
+    expect(await findRefreshToken(db, jti)).toMatchObject({ usedAt: null, revokedAt: expect.any(Date) });
+
+    await setActivatedByApi(pa.login, true);
+    const again = await mp.token({ grant_type: 'refresh_token', client_id: 'ManagementPortalapp', refresh_token: refreshToken });
+    expect(again).toEqual({ status: 400, error: 'invalid_grant', error_description: 'Refresh token was revoked' });
+  });
+
+  it('deactivated another way (not through the user service): 401 unauthorized "User X was not activated", not consumed; works after re-activation', async () => {
+    const pa = await aProjectAdmin();
+    const issued = await mp.token({ grant_type: 'password', client_id: 'ManagementPortalapp', username: pa.login, password: 'Passw0rd' });
+    const refreshToken = issued.refresh_token as string;
+    const jti = decodeJwt(refreshToken).jti as string;
+
+    await setActivated(db, pa.userId, false);
+    const refused = await mp.token({ grant_type: 'refresh_token', client_id: 'ManagementPortalapp', refresh_token: refreshToken });
     expect(refused).toMatchObject({ status: 401, error: 'unauthorized', error_description: `User ${pa.login} was not activated` });
     expect(await findRefreshToken(db, jti)).toMatchObject({ usedAt: null, revokedAt: null });
 
-    await setActivatedByApi(pa.login, true);
+    await setActivated(db, pa.userId, true);
     const refreshed = await mp.token({ grant_type: 'refresh_token', client_id: 'ManagementPortalapp', refresh_token: refreshToken });
     expect(refreshed).toMatchObject({ status: 200, sub: pa.login });
   });
 
-  it('deleted: 401 unauthorized', async () => {
+  it('deleted: revoked (400 invalid_grant), and still refused once a new user has the same login', async () => {
     const pa = await aProjectAdmin();
     const issued = await mp.token({ grant_type: 'password', client_id: 'ManagementPortalapp', username: pa.login, password: 'Passw0rd' });
     expect((await mp.call('DELETE', `/api/users/${pa.login}`, { bearer: admin })).status).toBe(200);
     const refused = await mp.token({ grant_type: 'refresh_token', client_id: 'ManagementPortalapp', refresh_token: issued.refresh_token });
-    expect(refused).toMatchObject({ status: 401, error: 'unauthorized' });
+    expect(refused).toEqual({ status: 400, error: 'invalid_grant', error_description: 'Refresh token was revoked' });
+
+    // The login taken again by another (activated) user: the old chain gives it no tokens.
+    const created = await mp.call('POST', '/api/users', { bearer: admin, body: { login: pa.login, email: `${pa.login}@new.example.org`, langKey: 'en', roles: [] } });
+    expect(created.status).toBe(201);
+    await setActivated(db, created.body.id as number, true);
+    const again = await mp.token({ grant_type: 'refresh_token', client_id: 'ManagementPortalapp', refresh_token: issued.refresh_token });
+    expect(again).toEqual({ status: 400, error: 'invalid_grant', error_description: 'Refresh token was revoked' });
   });
 });
 

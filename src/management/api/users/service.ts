@@ -29,7 +29,7 @@ import { authorName } from '../../security/authorization.js';
 import type { RevisionType, UserRow } from '../../schema.js';
 import type { MpAuth } from '../../security/principal.js';
 import { findClient } from '../../oauth/clients/queries.js';
-import { deleteSessionsOfUser } from '../../session/queries.js';
+import { endCredentialsOfUser } from '../../security/credentials.js';
 import { userDto, type ManagedUserInputT, type UserDtoT, type UsersQueryT } from './schemas.js';
 import {
   deleteUserById, findSubjectOfUser, findUserByEmail, findUserById, insertUser, loadUserDtos, searchUsers, updateUserRow, type UserCriteria,
@@ -77,7 +77,8 @@ export interface UserService {
   create(actor: MpAuth, input: ManagedUserInputT): Promise<UserDtoT>;
   /**
    * Replaces names, e-mail, language, activation and (when `roles` is given) the roles of the user
-   * with `input.id`; the login never changes. Deactivating ends the user's sign-in sessions.
+   * with `input.id`; the login never changes. Deactivating, or taking a role away, ends the user's
+   * sign-in sessions (but the actor's own, for a role) and revokes its refresh-token chains.
    * @throws ValidationFailed without id; NotFound; BadRequest `error.emailexists` / `error.userexists`;
    *   Forbidden `error.invalidsubjectstate` when activating a removed subject; AccessDenied
    */
@@ -90,7 +91,8 @@ export interface UserService {
   /** @throws AccessDenied without ROLE.READ on the user; NotFound */
   getRoles(actor: MpAuth, login: string): Promise<RoleDtoT[]>;
   /**
-   * Makes `roles` the user's roles; ROLE.UPDATE is needed on each role given or taken.
+   * Makes `roles` the user's roles; ROLE.UPDATE is needed on each role given or taken. Taking a
+   * role away ends the user's sign-in sessions (but the actor's own) and refresh-token chains.
    * @throws NotFound; BadRequest/NotFound `error.invalidAuthority`; AccessDenied
    */
   setRoles(actor: MpAuth, login: string, roles: readonly RoleInputT[]): Promise<void>;
@@ -157,7 +159,10 @@ export function createUserService(deps: UserServiceDeps): UserService {
     for (const { role } of resolved) if (!previous.has(role.id)) requireRoleChange(actor, role);
     for (const role of current) if (!next.has(role.id)) requireRoleChange(actor, role);
     await replaceUserRoles(tx, user.id, [...next]);
-    return { roles: resolved.map((r) => r.role), created: resolved.filter((r) => r.created).map((r) => r.role) };
+    return {
+      roles: resolved.map((r) => r.role), created: resolved.filter((r) => r.created).map((r) => r.role),
+      removed: current.some((role) => !next.has(role.id)),
+    };
   }
 
   return {
@@ -233,13 +238,16 @@ export function createUserService(deps: UserServiceDeps): UserService {
           throw new Forbidden('Subject cannot be the user to request this changes', ENTITY, 'error.invalidsubjectstate');
         }
         // Roles omitted: unchanged (the reference dropped them all without checking ROLE.UPDATE).
-        const roles = input.roles != null ? await applyRoles(tx, actor, user, current, input.roles) : { roles: current, created: [] };
+        const roles = input.roles != null ? await applyRoles(tx, actor, user, current, input.roles) : { roles: current, created: [], removed: false };
         const row = await updateUserRow(tx, id, {
           firstName: input.firstName ?? null, lastName: input.lastName ?? null, email: input.email ?? null,
           langKey: input.langKey ?? null, activated, lastModifiedBy: author, lastModifiedDate: at,
         });
-        // A deactivated user is signed out everywhere at once (session-auth also refuses it).
-        if (!activated) await deleteSessionsOfUser(tx, row.login);
+        // A deactivated user is signed out everywhere at once (session-auth also refuses it), and its
+        // refresh-token chains stay revoked when it is activated again. A role taken away ends them
+        // too (but the actor's own session); a role only added does not: the next refresh carries it.
+        if (!activated) await endCredentialsOfUser(tx, row.login, at);
+        else if (roles.removed) await endCredentialsOfUser(tx, row.login, at, actor.sessionId);
         const dto = userDto(row, roles.roles.map(roleDto));
         await recordRevision(tx, author, [userChange(dto, 'MOD'), ...roles.created.map((r) => roleChange(r, 'ADD'))], at);
         return dto;
@@ -257,8 +265,8 @@ export function createUserService(deps: UserServiceDeps): UserService {
         }
         const dto = userDto(user, roles.map(roleDto));
         await deleteUserById(tx, user.id);
-        // Sessions name the login: a later user of the same login must not inherit them.
-        await deleteSessionsOfUser(tx, user.login);
+        // Sessions and refresh tokens name the login: a later user of the same login must not inherit them.
+        await endCredentialsOfUser(tx, user.login, now());
         await recordRevision(tx, authorName(actor), [userChange(dto, 'DEL')], now());
       });
     },
@@ -278,6 +286,8 @@ export function createUserService(deps: UserServiceDeps): UserService {
         requireUserChange(actor, 'ROLE.UPDATE', login, current);
         if (!user) throw notFound(login);
         const roles = await applyRoles(tx, actor, user, current, inputs);
+        // A role taken away ends the user's other credentials (as in `update`).
+        if (roles.removed) await endCredentialsOfUser(tx, user.login, at, actor.sessionId);
         const row = await updateUserRow(tx, user.id, { lastModifiedBy: author, lastModifiedDate: at });
         const dto = userDto(row, roles.roles.map(roleDto));
         await recordRevision(tx, author, [userChange(dto, 'MOD'), ...roles.created.map((r) => roleChange(r, 'ADD'))], at);

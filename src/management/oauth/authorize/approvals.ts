@@ -4,6 +4,7 @@
  */
 import type { Database, Executor } from '../../../platform/database.js';
 import { findUserByLogin } from '../../security/queries.js';
+import { revokeRefreshTokensOfUser } from '../queries.js';
 import { deleteApprovalsOfClient, findApprovalsOfUser, findApprovedScopes, upsertApprovals } from './queries.js';
 
 /** How long an answer is remembered: a month, as spring-security-oauth2's approval handler. */
@@ -40,7 +41,10 @@ export interface RememberedConsent {
 export interface ApprovalService {
   /** The user's approvals that still hold, one entry per client. */
   list(login: string): Promise<RememberedConsent[]>;
-  /** Forgets every answer the user gave the client, so its next request shows the consent page; idempotent. */
+  /**
+   * Forgets every answer the user gave the client, so its next request shows the consent page, and
+   * revokes every refresh-token chain of the user and that client (one transaction); idempotent.
+   */
   revoke(login: string, clientId: string): Promise<void>;
 }
 
@@ -57,7 +61,11 @@ export function createApprovalService(deps: { db: Database; now: () => number })
       return [...byClient.values()];
     },
     async revoke(login, clientId) {
-      await deleteApprovalsOfClient(deps.db, login, clientId);
+      await deps.db.transaction(async (tx) => {
+        await deleteApprovalsOfClient(tx, login, clientId);
+        // What the consent granted ends with it: the client's chains for this user cannot continue.
+        await revokeRefreshTokensOfUser(tx, login, new Date(deps.now()), clientId);
+      });
     },
   };
 }
