@@ -501,6 +501,21 @@ function smtpUrlOf(host: string, port: number | undefined, username: string | un
   return `smtp://${auth}${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port ?? 25}`;
 }
 
+/**
+ * Why two domains' context paths cannot both be served, or undefined when they can. One domain
+ * may sit at the root (`''`) beside another under a path (the default: the app server at `/`, the
+ * management domain at `/managementportal`); two at the root, the same path, or one path inside
+ * the other (`/a` and `/a/b`, whole segments: `/ab` is not inside `/a`) would put the inner
+ * domain's pages and redirects under the outer one's routes.
+ */
+export function contextPathsOverlap(a: string, b: string): string | undefined {
+  if (a === b) return `both are "${a || '/'}"; each domain needs its own path`;
+  if (a === '' || b === '') return undefined;
+  const [outer, inner] = a.length < b.length ? [a, b] : [b, a];
+  if (inner.startsWith(`${outer}/`)) return `"${inner}" lies inside "${outer}"; the paths must not overlap`;
+  return undefined;
+}
+
 export function loadConfig(env: Env, version = '0.0.0'): Config {
   const problems: string[] = [];
   let springJson = new Map<string, string>();
@@ -573,6 +588,12 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
   if (values.managementportalCatalogueServerEnableAutoImport && !values.managementportalCatalogueServerServerUrl) {
     problems.push('MANAGEMENTPORTAL_CATALOGUE_SERVER_SERVER_URL: required when MANAGEMENTPORTAL_CATALOGUE_SERVER_ENABLE_AUTO_IMPORT is true');
   }
+
+  // Unset when a path was itself invalid (already reported).
+  const mpPath = values.managementportalContextPath as string | undefined;
+  const appserverPath = values.appserverContextPath as string | undefined;
+  const overlap = mpPath !== undefined && appserverPath !== undefined ? contextPathsOverlap(mpPath, appserverPath) : undefined;
+  if (overlap) problems.push(`MANAGEMENTPORTAL_CONTEXT_PATH and APPSERVER_CONTEXT_PATH: ${overlap}`);
 
   let smtpUrl = values.smtpUrl;
   if (smtpUrl) {

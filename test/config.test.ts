@@ -183,6 +183,32 @@ describe('invalid values stop the start with a message naming the variable', () 
   });
 });
 
+describe('context paths (issue 28 item 6)', () => {
+  it.each([
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/', APPSERVER_CONTEXT_PATH: '' }, 'both are "/"'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/', APPSERVER_CONTEXT_PATH: '/' }, 'both are "/"'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/a', APPSERVER_CONTEXT_PATH: '/a/' }, 'both are "/a"'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/a', APPSERVER_CONTEXT_PATH: '/a/b' }, '"/a/b" lies inside "/a"'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/a/b/c', APPSERVER_CONTEXT_PATH: '/a' }, '"/a/b/c" lies inside "/a"'],
+  ])('two domains on the same or overlapping paths stop the start, naming both settings: %j', (env, why) => {
+    const err = configError(env);
+    expect(err.problems).toHaveLength(1);
+    expect(err.problems[0]).toMatch(/^MANAGEMENTPORTAL_CONTEXT_PATH and APPSERVER_CONTEXT_PATH: /);
+    expect(err.problems[0]).toContain(why);
+  });
+
+  it.each([
+    [{}, '/managementportal', ''],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/', APPSERVER_CONTEXT_PATH: '/appserver' }, '', '/appserver'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/a', APPSERVER_CONTEXT_PATH: '/ab' }, '/a', '/ab'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/a/b', APPSERVER_CONTEXT_PATH: '/a/c' }, '/a/b', '/a/c'],
+  ])('one domain at the root beside another, or paths apart, are accepted: %j', (env, management, appserver) => {
+    const config = loadConfig(env);
+    expect(config.managementportalContextPath).toBe(management);
+    expect(config.appserverContextPath).toBe(appserver);
+  });
+});
+
 describe('durations (ISO-8601, as the reference\'s meta-token timeouts)', () => {
   it.each([['PT1H', 3600], ['P31D', 2678400], ['P1DT12H30M', 131400], ['pt90s', 90]])('%s is %i s', (raw, seconds) => {
     expect(loadConfig({ MANAGEMENTPORTAL_OAUTH_PERSISTENT_META_TOKEN_TIMEOUT: raw }).managementportalOauthPersistentMetaTokenTimeout).toBe(seconds);

@@ -58,13 +58,31 @@ export function context(request: FastifyRequest): UiContext {
 /**
  * Where to go back to after sign-in: a path of this site only (no scheme, host, `//` or `\`), else
  * the home page. Stops an open redirect through `/login?next=`.
+ *
+ * The path is checked after normalisation (`.`/`..` segments, `%2e`), and once more decoded: with
+ * the management domain at the root (`MANAGEMENTPORTAL_CONTEXT_PATH=/`, an empty base) every path
+ * starts with the home page `/`, so `/.//evil.example` or `/x/%2e%2e//evil.example` would otherwise
+ * normalise to `//evil.example`, which a browser reads as another host.
  */
 export function safeNext(next: unknown, base: string): string {
   const home = `${base}/`;
   if (typeof next !== 'string' || next.length > 2048 || !next.startsWith(home) && next !== base) return home;
-  if (/[\\\u0000-\u001f]/.test(next) || next.startsWith('//')) return home;
+  if (/[\\\u0000-\u001f\u007f]/.test(next) || next.startsWith('//')) return home;
   const url = new URL(next, 'http://site.invalid');
-  return url.origin === 'http://site.invalid' && (url.pathname === base || url.pathname.startsWith(home)) ? url.pathname + url.search : home;
+  if (url.origin !== 'http://site.invalid' || !(url.pathname === base || url.pathname.startsWith(home))) return home;
+  if (leavesSite(url.pathname)) return home;
+  return url.pathname + url.search;
+}
+
+/** A path a browser, or a proxy that decodes once, could read as another host: `//…` or `/\…`. */
+function leavesSite(path: string): boolean {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return true;
+  }
+  return [path, decoded].some((p) => /^\/[/\\]/.test(p.replace(/[\t\n\r]/g, '')));
 }
 
 export interface UiGuardDeps {
