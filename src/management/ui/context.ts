@@ -13,6 +13,7 @@
 import type {} from '@fastify/view';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../platform/errors.js';
+import { redactedUrl } from '../../platform/logging.js';
 import type { MpAuth } from '../security/principal.js';
 import type { SessionAuth } from '../security/session-auth.js';
 import { sessionIdOf, setSessionCookie } from '../session/cookie.js';
@@ -145,16 +146,27 @@ export interface PageData {
   [key: string]: unknown;
 }
 
+/** How a page is answered beyond its template and status. */
+export interface RenderOptions {
+  /**
+   * The page's URL carries a secret (an activation or password-reset key): no `Referer` at all,
+   * not even to this site, whose request log would otherwise record it with every style sheet,
+   * script and form the page loads or posts.
+   */
+  secretInUrl?: boolean;
+}
+
 /**
  * Renders `views/ui/<template>.eta` in the layout with the context every page needs: `t`, `base`,
  * `csrf` (for forms), `auth`, `time`, `sysAdmin`. HTML pages are never cached; the platform's headers (http-security.ts) deny framing.
  */
-export function render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status = 200) {
+export function render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status = 200, options: RenderOptions = {}) {
   const ui = context(request);
   return reply.code(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('referrer-policy', 'same-origin')
+    // Any page, the error page included, whose URL holds a parameter the log redacts (`key`, `token`, `code`…).
+    .header('referrer-policy', options.secretInUrl || redactedUrl(request.url) !== request.url ? 'no-referrer' : 'same-origin')
     .header('content-security-policy', CSP)
     .view(`ui/${template}`, {
       ...data,
