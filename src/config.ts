@@ -330,14 +330,16 @@ export const settings = {
   githubCacheSize: withEnv('SECURITY_GITHUB_CACHE_SIZE', int('GitHub answers kept in memory (never more than 64 MiB of bodies); the database keeps every copy', { default: 10_000, min: 1, max: 1_000_000, spring: 'security.github.cache.size' })),
   githubApiUrl: withEnv('GITHUB_API_URL', make('Base URL that every request for `https://api.github.com/…` goes to instead (a GitHub Enterprise API, a test stub)', { default: 'https://api.github.com' }, (raw) => {
     const value = raw.trim().replace(/\/+$/, '');
-    if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL without query, got "${raw}"`);
+    if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL without query, got "${redactUrl(raw)}"`);
+    // fetch refuses a URL with credentials, quoting it whole in the error that the log then records.
+    if (/^[a-z]+:\/\/[^/]*@/i.test(value)) throw new InvalidValue(`must not carry a user or password (use SECURITY_GITHUB_CLIENT_TOKEN), got "${redactUrl(raw)}"`);
     return value;
   })),
   githubProxyAllowedOwners: withEnv('GITHUB_PROXY_ALLOWED_OWNERS', list('Comma-separated GitHub owners whose repositories `GET /github/content` may read (any case); default: the protocol repository\'s owner and `RADAR-base`', {})),
   securityRadarManagementportalEnabled: withEnv('SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED', bool('App server API needs a ManagementPortal token (radar-auth); unset: `true` in prod, `false` in dev', { spring: 'security.radar.managementportal.enabled' })),
   securityRadarManagementportalUrl: withEnv('SECURITY_RADAR_MANAGEMENTPORTAL_URL', make('Base URL of another ManagementPortal whose `{url}/oauth/token_key` keys the app server also trusts (this process\'s own keys always count)', { default: '', spring: 'security.radar.managementportal.url' }, (raw) => {
     const value = raw.trim().replace(/\/+$/, '');
-    if (!/^https?:\/\/[^/?#]/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL, got "${raw}"`);
+    if (!/^https?:\/\/[^/?#]/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL, got "${redactUrl(raw)}"`);
     return value;
   })),
   securityOauth2ResourceId: withEnv('SECURITY_OAUTH2_RESOURCE_ID', str('Audience (`aud`) an app server token must carry; unset: `resourceName` of `RADAR_IS_CONFIG_LOCATION`, else `res_AppServer`', { spring: 'security.oauth2.resource.id' })),

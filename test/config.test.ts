@@ -175,6 +175,17 @@ describe('invalid values stop the start with a message naming the variable', () 
     expect(err.problems).toEqual(['SPRING_APPLICATION_JSON: must be a JSON object (not valid JSON)']);
   });
 
+  it('refuses user info in GITHUB_API_URL, and echoes no password of a rejected URL setting (issue 28 item 4)', () => {
+    const err = configError({
+      GITHUB_API_URL: 'https://gh-user:gh-pw-41aa@github.example.org/api/v3',
+      SECURITY_RADAR_MANAGEMENTPORTAL_URL: 'ftp://mp-user:mp-pw-52bb@mp.example.org',
+    });
+    expect(err.problems).toEqual([
+      'GITHUB_API_URL: must not carry a user or password (use SECURITY_GITHUB_CLIENT_TOKEN), got "https://gh-user:***@github.example.org/api/v3"',
+      'SECURITY_RADAR_MANAGEMENTPORTAL_URL: must be an http:// or https:// URL, got "ftp://mp-user:***@mp.example.org"',
+    ]);
+  });
+
   it('does not echo passwords of a rejected URL', () => {
     const err = configError({ DATABASE_URL: 'mysql://radar:hunter2@db/radar', SMTP_URL: 'http://mailer:hunter2@mail' });
     expect(err.problems).toHaveLength(2);
