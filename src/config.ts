@@ -232,7 +232,7 @@ export const settings = {
   shutdownTimeoutSeconds: withEnv('SHUTDOWN_TIMEOUT_SECONDS', int('How long a graceful shutdown waits for in-flight requests', { default: 10, min: 0, max: 600 })),
   logLevel: withEnv('LOG_LEVEL', oneOf('trace, debug, info, warn, error, fatal or silent (Spring\'s `off` means silent)', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], { default: 'info', spring: 'logging.level.root' }, { off: 'silent', warning: 'warn' })),
   logFormat: withEnv('LOG_FORMAT', oneOf('`json` (one JSON object per line) or `pretty` (readable lines, coloured on a terminal); unset: `pretty` in the dev profile when stdout is a terminal, else `json`', ['json', 'pretty'], {})),
-  logsDir: withEnv('LOGS_DIR', str('Directory for log files (created if missing); unset: console only. `radar-appserver.<date>.<n>.log` holds every line at `LOG_LEVEL`, `radar-appserver-error.<date>.<n>.log` the errors', {})),
+  logsDir: withEnv('LOGS_DIR', str('Directory for log files (created `0700` if missing); unset: console only. `radar-appserver.<date>.<n>.log` holds every line at `LOG_LEVEL`, `radar-appserver-error.<date>.<n>.log` the errors; files are `0600`', {})),
   logsMaxFileSize: withEnv('LOGS_MAX_FILE_SIZE', byteSize('Size at which a log file is rotated (besides daily), with `k`, `m` or `g`', { default: 10 * 1024 * 1024 })),
   logsMaxHistory: withEnv('LOGS_MAX_HISTORY', int('Log files kept of each kind; the oldest are deleted at rotation', { default: 60, min: 1, max: 100_000 })),
   sentryDsn: withEnv('SENTRY_DSN', make('Sentry DSN (`https://<key>@<host>/<project id>`): log records at or above `SENTRY_LOG_LEVEL` and unhandled 5xx errors are reported there; unset: off', { spring: 'sentry.dsn' }, (raw) => {
@@ -250,8 +250,8 @@ export const settings = {
   springMailPort: withEnv('SPRING_MAIL_PORT', int('Reference form of the mail server port (default 25)', { min: 1, max: 65535, spring: 'spring.mail.port' })),
   springMailUsername: withEnv('SPRING_MAIL_USERNAME', str('Reference form of the mail user', { spring: 'spring.mail.username' })),
   springMailPassword: withEnv('SPRING_MAIL_PASSWORD', str('Reference form of the mail password', { spring: 'spring.mail.password' })),
-  appserverContextPath: withEnv('APPSERVER_CONTEXT_PATH', contextPath('Path prefix of the app server API (empty: server root)', { default: '' })),
-  managementportalContextPath: withEnv('MANAGEMENTPORTAL_CONTEXT_PATH', contextPath('Path prefix of the management domain (OAuth 2.0 server, management API)', { default: '/managementportal' })),
+  appserverContextPath: withEnv('APPSERVER_CONTEXT_PATH', contextPath('Path prefix of the app server API (empty: server root). Must not equal or overlap `MANAGEMENTPORTAL_CONTEXT_PATH` (one of the two may be the root)', { default: '' })),
+  managementportalContextPath: withEnv('MANAGEMENTPORTAL_CONTEXT_PATH', contextPath('Path prefix of the management domain (OAuth 2.0 server, management API, admin pages); `/` puts it at the root. Must not equal or overlap `APPSERVER_CONTEXT_PATH`: `/a` and `/a/b` overlap, `/a` and `/ab` do not', { default: '/managementportal' })),
   managementportalOauthKeyStore: withEnv('MANAGEMENTPORTAL_OAUTH_KEY_STORE', str('PKCS12 keystore with the token signing key; when the default is missing, the reference\'s `/mp-includes/config/keystore.p12` is used if present. No keystore: prod refuses to start, dev signs with a generated in-memory EC key', { default: 'config/keystore.p12' })),
   managementportalOauthKeyStorePassword: withEnv('MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD', str('Password of the keystore and of its keys (they must be equal); prod logs a warning while it is the public default `radarbase`', { default: 'radarbase', spring: 'managementportal.oauth.keyStorePassword' })),
   managementportalOauthSigningKeyAlias: withEnv('MANAGEMENTPORTAL_OAUTH_SIGNING_KEY_ALIAS', str('Keystore alias of the signing key: EC P-256 signs ES256, RSA signs RS256', { default: 'radarbase-managementportal-ec', spring: 'managementportal.oauth.signingKeyAlias' })),
@@ -329,21 +329,23 @@ export const settings = {
   githubCacheRetryDuration: withEnv('SECURITY_GITHUB_CACHE_RETRYDURATION', int('Seconds after a failed GitHub request before the same one is tried again', { default: 60, min: 0, max: 86_400, spring: 'security.github.cache.retryDuration' })),
   githubCacheSize: withEnv('SECURITY_GITHUB_CACHE_SIZE', int('`/github/content` answers kept, in memory and in the database (least recently used out first)', { default: 10_000, min: 1, max: 1_000_000, spring: 'security.github.cache.size' })),
   githubCacheMaxBytes: withEnv('SECURITY_GITHUB_CACHE_MAX_BYTES', byteSize('Bytes of `/github/content` answers kept, in memory and in the database (least recently used out first): a number of bytes, or with `k`, `m` or `g` (`64MB` is 64 MiB)', { default: 64 * 1024 * 1024, spring: 'security.github.cache.maxBytes' })),
-  githubApiUrl: withEnv('GITHUB_API_URL', make('Base URL that every request for `https://api.github.com/…` goes to instead (a GitHub Enterprise API, a test stub)', { default: 'https://api.github.com' }, (raw) => {
+  githubApiUrl: withEnv('GITHUB_API_URL', make('Base URL that every request for `https://api.github.com/…` goes to instead (a GitHub Enterprise API, a test stub); no user info (use `SECURITY_GITHUB_CLIENT_TOKEN`)', { default: 'https://api.github.com' }, (raw) => {
     const value = raw.trim().replace(/\/+$/, '');
-    if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL without query, got "${raw}"`);
+    if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL without query, got "${redactUrl(raw)}"`);
+    // fetch refuses a URL with credentials, quoting it whole in the error that the log then records.
+    if (/^[a-z]+:\/\/[^/]*@/i.test(value)) throw new InvalidValue(`must not carry a user or password (use SECURITY_GITHUB_CLIENT_TOKEN), got "${redactUrl(raw)}"`);
     return value;
   })),
   githubProxyAllowedOwners: withEnv('GITHUB_PROXY_ALLOWED_OWNERS', list('Comma-separated GitHub owners whose repositories `GET /github/content` may read (any case); default: the protocol repository\'s owner and `RADAR-base`', {})),
   securityRadarManagementportalEnabled: withEnv('SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED', bool('App server API needs a ManagementPortal token (radar-auth); unset: `true` in prod, `false` in dev', { spring: 'security.radar.managementportal.enabled' })),
   securityRadarManagementportalUrl: withEnv('SECURITY_RADAR_MANAGEMENTPORTAL_URL', make('Base URL of another ManagementPortal whose `{url}/oauth/token_key` keys the app server also trusts (this process\'s own keys always count)', { default: '', spring: 'security.radar.managementportal.url' }, (raw) => {
     const value = raw.trim().replace(/\/+$/, '');
-    if (!/^https?:\/\/[^/?#]/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL, got "${raw}"`);
+    if (!/^https?:\/\/[^/?#]/i.test(value) || !URL.canParse(value)) throw new InvalidValue(`must be an http:// or https:// URL, got "${redactUrl(raw)}"`);
     return value;
   })),
   securityOauth2ResourceId: withEnv('SECURITY_OAUTH2_RESOURCE_ID', str('Audience (`aud`) an app server token must carry; unset: `resourceName` of `RADAR_IS_CONFIG_LOCATION`, else `res_AppServer`', { spring: 'security.oauth2.resource.id' })),
   radarIsConfigLocation: withEnv('RADAR_IS_CONFIG_LOCATION', str('Path of a radar-auth `radar_is.yml` (`resourceName`, `publicKeyEndpoints`, `publicKeys`) with further token key sources for the app server', {})),
-  springBootAdminClientUrl: withEnv('SPRING_BOOT_ADMIN_CLIENT_URL', httpUrl('Spring Boot Admin server to register this instance with (`POST {url}/instances` every period); unset: no registration', { spring: 'spring.boot.admin.client.url' })),
+  springBootAdminClientUrl: withEnv('SPRING_BOOT_ADMIN_CLIENT_URL', httpUrl('Spring Boot Admin server to register this instance with (`POST {url}/instances` every period); unset: no registration. User info (`http://user:pass@host`) is sent as Basic auth unless `SPRING_BOOT_ADMIN_CLIENT_USERNAME` is set, and never logged', { spring: 'spring.boot.admin.client.url' })),
   springBootAdminClientUsername: withEnv('SPRING_BOOT_ADMIN_CLIENT_USERNAME', str('Basic-auth user for the Spring Boot Admin server', { spring: 'spring.boot.admin.client.username' })),
   springBootAdminClientPassword: withEnv('SPRING_BOOT_ADMIN_CLIENT_PASSWORD', str('Basic-auth password for the Spring Boot Admin server', { spring: 'spring.boot.admin.client.password' })),
   springBootAdminClientInstanceName: withEnv('SPRING_BOOT_ADMIN_CLIENT_INSTANCE_NAME', str('Name this instance registers under', { default: 'radar-appserver', spring: 'spring.boot.admin.client.instance.name' })),
@@ -502,6 +504,21 @@ function smtpUrlOf(host: string, port: number | undefined, username: string | un
   return `smtp://${auth}${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port ?? 25}`;
 }
 
+/**
+ * Why two domains' context paths cannot both be served, or undefined when they can. One domain
+ * may sit at the root (`''`) beside another under a path (the default: the app server at `/`, the
+ * management domain at `/managementportal`); two at the root, the same path, or one path inside
+ * the other (`/a` and `/a/b`, whole segments: `/ab` is not inside `/a`) would put the inner
+ * domain's pages and redirects under the outer one's routes.
+ */
+export function contextPathsOverlap(a: string, b: string): string | undefined {
+  if (a === b) return `both are "${a || '/'}"; each domain needs its own path`;
+  if (a === '' || b === '') return undefined;
+  const [outer, inner] = a.length < b.length ? [a, b] : [b, a];
+  if (inner.startsWith(`${outer}/`)) return `"${inner}" lies inside "${outer}"; the paths must not overlap`;
+  return undefined;
+}
+
 export function loadConfig(env: Env, version = '0.0.0'): Config {
   const problems: string[] = [];
   let springJson = new Map<string, string>();
@@ -574,6 +591,12 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
   if (values.managementportalCatalogueServerEnableAutoImport && !values.managementportalCatalogueServerServerUrl) {
     problems.push('MANAGEMENTPORTAL_CATALOGUE_SERVER_SERVER_URL: required when MANAGEMENTPORTAL_CATALOGUE_SERVER_ENABLE_AUTO_IMPORT is true');
   }
+
+  // Unset when a path was itself invalid (already reported).
+  const mpPath = values.managementportalContextPath as string | undefined;
+  const appserverPath = values.appserverContextPath as string | undefined;
+  const overlap = mpPath !== undefined && appserverPath !== undefined ? contextPathsOverlap(mpPath, appserverPath) : undefined;
+  if (overlap) problems.push(`MANAGEMENTPORTAL_CONTEXT_PATH and APPSERVER_CONTEXT_PATH: ${overlap}`);
 
   let smtpUrl = values.smtpUrl;
   if (smtpUrl) {

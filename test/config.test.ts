@@ -176,11 +176,48 @@ describe('invalid values stop the start with a message naming the variable', () 
     expect(err.problems).toEqual(['SPRING_APPLICATION_JSON: must be a JSON object (not valid JSON)']);
   });
 
+  it('refuses user info in GITHUB_API_URL, and echoes no password of a rejected URL setting (issue 28 item 4)', () => {
+    const err = configError({
+      GITHUB_API_URL: 'https://gh-user:gh-pw-41aa@github.example.org/api/v3',
+      SECURITY_RADAR_MANAGEMENTPORTAL_URL: 'ftp://mp-user:mp-pw-52bb@mp.example.org',
+    });
+    expect(err.problems).toEqual([
+      'GITHUB_API_URL: must not carry a user or password (use SECURITY_GITHUB_CLIENT_TOKEN), got "https://gh-user:***@github.example.org/api/v3"',
+      'SECURITY_RADAR_MANAGEMENTPORTAL_URL: must be an http:// or https:// URL, got "ftp://mp-user:***@mp.example.org"',
+    ]);
+  });
+
   it('does not echo passwords of a rejected URL', () => {
     const err = configError({ DATABASE_URL: 'mysql://radar:hunter2@db/radar', SMTP_URL: 'http://mailer:hunter2@mail' });
     expect(err.problems).toHaveLength(2);
     expect(err.message).not.toContain('hunter2');
     expect(err.message).toContain('mysql://radar:***@db/radar');
+  });
+});
+
+describe('context paths (issue 28 item 6)', () => {
+  it.each([
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/', APPSERVER_CONTEXT_PATH: '' }, 'both are "/"'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/', APPSERVER_CONTEXT_PATH: '/' }, 'both are "/"'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/a', APPSERVER_CONTEXT_PATH: '/a/' }, 'both are "/a"'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/a', APPSERVER_CONTEXT_PATH: '/a/b' }, '"/a/b" lies inside "/a"'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/a/b/c', APPSERVER_CONTEXT_PATH: '/a' }, '"/a/b/c" lies inside "/a"'],
+  ])('two domains on the same or overlapping paths stop the start, naming both settings: %j', (env, why) => {
+    const err = configError(env);
+    expect(err.problems).toHaveLength(1);
+    expect(err.problems[0]).toMatch(/^MANAGEMENTPORTAL_CONTEXT_PATH and APPSERVER_CONTEXT_PATH: /);
+    expect(err.problems[0]).toContain(why);
+  });
+
+  it.each([
+    [{}, '/managementportal', ''],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/', APPSERVER_CONTEXT_PATH: '/appserver' }, '', '/appserver'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/a', APPSERVER_CONTEXT_PATH: '/ab' }, '/a', '/ab'],
+    [{ MANAGEMENTPORTAL_CONTEXT_PATH: '/a/b', APPSERVER_CONTEXT_PATH: '/a/c' }, '/a/b', '/a/c'],
+  ])('one domain at the root beside another, or paths apart, are accepted: %j', (env, management, appserver) => {
+    const config = loadConfig(env);
+    expect(config.managementportalContextPath).toBe(management);
+    expect(config.appserverContextPath).toBe(appserver);
   });
 });
 

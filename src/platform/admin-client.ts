@@ -6,12 +6,14 @@
  * (`DELETE {url}/instances/{id}`, the id of the last registration's answer).
  *
  * An admin server that is down costs one WARN (not one per period); it is retried every period and
- * an INFO says when registration works again. The basic-auth password is never logged.
+ * an INFO says when registration works again. The basic-auth password is never logged, nor the
+ * user info of the URL setting, which is sent as Basic auth.
  */
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { basicAuthorization, splitUserInfo } from './url-credentials.js';
 
 /** The admin-client settings (`SPRING_BOOT_ADMIN_CLIENT_*`). */
 export interface AdminClientSettings {
@@ -55,11 +57,13 @@ export interface AdminClient {
 }
 
 export function createAdminClient(settings: AdminClientSettings, log: FastifyBaseLogger, startup = new Date()): AdminClient {
-  const instances = `${settings.url}/instances`;
+  // `http://user:pass@host`: the user info goes as Basic auth (unless the username setting is set,
+  // which wins), and never into a request URL or a log line.
+  const server = splitUserInfo(settings.url);
+  const instances = `${server.url}/instances`;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (settings.username) {
-    headers.authorization = `Basic ${Buffer.from(`${settings.username}:${settings.password ?? ''}`).toString('base64')}`;
-  }
+  if (settings.username) headers.authorization = basicAuthorization(settings.username, settings.password);
+  else if (server.username !== undefined) headers.authorization = basicAuthorization(server.username, server.password);
   let id: string | undefined;
   let failing = false;
   let timer: NodeJS.Timeout | undefined;

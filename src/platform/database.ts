@@ -155,6 +155,19 @@ export function redactUrl(url: string): string {
   }
 }
 
+/**
+ * The constraint a driver error names (postgres.js `constraint_name`, PGlite `constraint`), looking
+ * through Drizzle's wrapper as `sqlState` does.
+ */
+export function constraintName(err: unknown): string | undefined {
+  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const { constraint_name: postgresJs, constraint: pglite } = e as { constraint_name?: unknown; constraint?: unknown };
+    if (typeof postgresJs === 'string' && postgresJs) return postgresJs;
+    if (typeof pglite === 'string' && pglite) return pglite;
+  }
+  return undefined;
+}
+
 /** SQLSTATE of a driver error, looking through Drizzle's `DrizzleQueryError` wrapper. */
 export function sqlState(err: unknown): string | undefined {
   for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {

@@ -3,7 +3,7 @@
  * Client errors (4xx) keep their status; anything else is a 500 that is logged as a bug.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable, sqlState } from './database.js';
+import { constraintName, isDatabaseUnavailable, sqlState } from './database.js';
 import { setBaselineSecurityHeaders } from './http-security.js';
 
 /** An error a domain raises on purpose; its formatter turns it into the domain's body. */
@@ -39,6 +39,22 @@ function clientMessage(error: FastifyError): string {
   }
 }
 
+/** Where a request's error happened: its method and route (the pattern, so no ids or secrets of the URL). */
+export function errorPlace(request: FastifyRequest): { method: string; route: string } {
+  return { method: request.method, route: request.routeOptions.url ?? '(no route)' };
+}
+
+/**
+ * Logs a 5xx at `error` with its method and route, as every scope (API, admin pages, OAuth pages)
+ * does. A database error carries the statement's parameters (personal data, password hashes,
+ * keys): only its SQLSTATE and constraint are logged, never the error itself.
+ */
+export function logServerError(request: FastifyRequest, error: unknown, message: string): void {
+  const state = sqlState(error);
+  if (state) request.log.error({ ...errorPlace(request), sqlState: state, constraint: constraintName(error) }, 'database error');
+  else request.log.error({ ...errorPlace(request), err: error }, message);
+}
+
 export function createErrorHandler(format: ErrorFormat) {
   return function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
     if (format.custom) {
@@ -59,15 +75,13 @@ export function createErrorHandler(format: ErrorFormat) {
     }
     // A database error carries the query parameters (which may hold personal data): log its code only.
     // Method and route (the pattern, not the URL) tell Sentry and the reader where it happened.
-    const where = { method: request.method, route: request.routeOptions.url ?? '(no route)' };
+    const where = errorPlace(request);
     // The database down or restarting is an outage, not a bug: 503, so clients and load balancers retry.
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ ...where, sqlState: sqlState(error) }, 'database unavailable');
       return reply.code(503).header('retry-after', '5').send(format.body(503, 'Service unavailable: the database cannot be reached, try again later', request, error));
     }
-    const state = sqlState(error);
-    if (state) request.log.error({ ...where, sqlState: state, constraint: (error as { cause?: { constraint_name?: string } }).cause?.constraint_name }, 'database error');
-    else request.log.error({ ...where, err: error }, 'unhandled error');
+    logServerError(request, error, 'unhandled error');
     return reply.code(500).send(format.body(500, 'Internal server error', request, error));
   };
 }

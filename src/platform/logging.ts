@@ -48,6 +48,19 @@ export function redactedText(text: string): string {
   return text.replace(SECRET_PATH, '$1[Redacted]').replace(SECRET_PARAM_IN_TEXT, '$1[Redacted]');
 }
 
+/**
+ * Request headers with the URL-bearing ones redacted as the request URL is: a browser sends the
+ * page it came from as `Referer`, so a page reached by a mailed link (`/account/reset/finish?key=`,
+ * `/activate?key=`) or an OAuth redirect (`?code=`) would otherwise put the key into the log of
+ * every request that page makes (its style sheet, its form). The credential headers are redacted
+ * by the logger's `redact` paths.
+ */
+export function redactedHeaders(headers: FastifyRequest['headers']): FastifyRequest['headers'] {
+  const referer = headers.referer;
+  if (typeof referer !== 'string') return headers;
+  return { ...headers, referer: redactedUrl(referer) };
+}
+
 type SerializedError = ReturnType<typeof stdSerializers.err>;
 
 /**
@@ -78,7 +91,7 @@ export function loggerOptions(level: string, stream?: DestinationStream): NonNul
           url: redactedUrl(req.url),
           hostname: req.hostname,
           remoteAddress: req.ip,
-          headers: req.headers,
+          headers: redactedHeaders(req.headers),
         };
       },
       err(err: Error): SerializedError {

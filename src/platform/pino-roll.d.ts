@@ -12,6 +12,8 @@ declare module 'pino-roll' {
     symlink?: boolean;
     mkdir?: boolean;
     sync?: boolean;
+    /** SonicBoom's: the mode a new file is created with. */
+    mode?: number;
   }
 
   export default function pinoRoll(options: PinoRollOptions): Promise<SonicBoom>;

@@ -2,7 +2,7 @@
  * Log files under LOGS_DIR (platform/log-files.ts): all lines and errors alone, rotated at
  * LOGS_MAX_FILE_SIZE and daily, LOGS_MAX_HISTORY kept; the directory created or the start refused.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -157,6 +157,44 @@ describe('log files', () => {
     const { all } = files(dir);
     expect(all).toHaveLength(1);
     expect(messages(join(dir, all[0]!))).toEqual(['first run', 'second run']);
+  });
+});
+
+describe('log file modes (issue 28 item 4)', () => {
+  const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+  it('creates LOGS_DIR 0700 and the files (rotated ones too) 0600, whatever the umask lets through', async () => {
+    const dir = join(tempDir(), 'new', 'logs');
+    const previous = process.umask(0o002);
+    try {
+      const { log, close } = await fileLogger(dir, { LOGS_MAX_FILE_SIZE: '1k' });
+      for (let i = 0; i < 40; i++) log.info({ i, filler: 'x'.repeat(100) }, 'line');
+      log.error('an error');
+      await written(dir, '"i":39');
+      await close();
+    } finally {
+      process.umask(previous);
+    }
+    expect(modeOf(dir)).toBe(0o700);
+    const { all, errors } = files(dir);
+    expect(all.length).toBeGreaterThan(1);
+    for (const name of [...all, ...errors]) expect([name, modeOf(join(dir, name))]).toEqual([name, 0o600]);
+  });
+
+  it('narrows an existing directory and an earlier run\'s files this user owns', async () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o755);
+    const first = await fileLogger(dir);
+    first.log.info('first run');
+    await first.close();
+    const [file] = files(dir).all;
+    chmodSync(join(dir, file!), 0o644);
+    chmodSync(dir, 0o755);
+    const second = await fileLogger(dir);
+    second.log.info('second run');
+    await second.close();
+    expect(modeOf(dir)).toBe(0o700);
+    expect(modeOf(join(dir, file!))).toBe(0o600);
   });
 });
 

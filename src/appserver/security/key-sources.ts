@@ -10,6 +10,7 @@
  * WARN when the endpoint cannot be used, ERROR for a key that cannot be read.
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { basicAuthorization, splitUserInfo, urlForLog } from '../../platform/url-credentials.js';
 import { keysFromKeySet, UnreadableKey, type PublicKey } from './keys.js';
 
 export interface KeySource {
@@ -49,8 +50,24 @@ export const KEY_FETCH_TIMEOUT_MS = 5000;
 export const KEY_MAX_AGE_MS = 24 * 3600 * 1000;
 export const KEY_REFRESH_INTERVAL_MS = 60 * 1000;
 
+/** The URL to fetch and its headers: user info in the URL (`https://user:pass@host/…`) goes as Basic auth. */
+function requestOf(raw: string): { target: string; headers: Record<string, string> } {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  try {
+    const { url, username, password } = splitUserInfo(raw);
+    if (username !== undefined) headers.authorization = basicAuthorization(username, password);
+    return { target: url, headers };
+  } catch {
+    // Not a URL: fetch says so, and the load is logged as failed.
+    return { target: raw, headers };
+  }
+}
+
 export function remoteKeySource(options: RemoteKeySourceOptions): KeySource {
-  const { url, log, now } = options;
+  const { log, now } = options;
+  const { target, headers } = requestOf(options.url);
+  // For logs and the source's name: never the URL's user info.
+  const url = urlForLog(options.url);
   const timeoutMs = options.timeoutMs ?? KEY_FETCH_TIMEOUT_MS;
   const maxAgeMs = options.maxAgeMs ?? KEY_MAX_AGE_MS;
   const interval = options.minRefreshIntervalMs ?? KEY_REFRESH_INTERVAL_MS;
@@ -62,7 +79,7 @@ export function remoteKeySource(options: RemoteKeySourceOptions): KeySource {
   async function fetchKeys(): Promise<readonly PublicKey[] | undefined> {
     let response: Response;
     try {
-      response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+      response = await fetch(target, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
     } catch (err) {
       log.warn({ url, reason: (err as Error).name === 'TimeoutError' ? `no answer in ${timeoutMs} ms` : (err as Error).message }, 'token key endpoint unreachable');
       return undefined;

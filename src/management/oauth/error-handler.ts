@@ -9,6 +9,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable, sqlState } from '../../platform/database.js';
+import { errorPlace, logServerError } from '../../platform/errors.js';
 import { OAuthError } from './errors.js';
 
 const quote = (s: string) => s.replace(/["\\]/g, '\\$&');
@@ -16,7 +17,7 @@ const quote = (s: string) => s.replace(/["\\]/g, '\\$&');
 export function oauthErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply) {
   reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   if (error instanceof OAuthError) {
-    if (error.status >= 500) request.log.error({ err: error }, 'oauth server error');
+    if (error.status >= 500) logServerError(request, error, 'oauth server error');
     else request.log.info({ error: error.error, status: error.status }, 'oauth request refused');
     if (error.challenge === 'Basic') reply.header('www-authenticate', 'Basic realm="oauth2/client"');
     else if (error.challenge === 'Bearer') reply.header('www-authenticate', `Bearer error="${error.error}", error_description="${quote(error.message)}"`);
@@ -29,11 +30,10 @@ export function oauthErrorHandler(error: unknown, request: FastifyRequest, reply
   }
   if (isDatabaseUnavailable(error)) {
     // RFC 6749's code for a server that is temporarily unable to answer.
-    request.log.warn({ sqlState: sqlState(error) }, 'database unavailable');
+    request.log.warn({ ...errorPlace(request), sqlState: sqlState(error) }, 'database unavailable');
     return reply.code(503).header('retry-after', '5').send({ error: 'temporarily_unavailable', error_description: 'The database cannot be reached, try again later' });
   }
-  const state = sqlState(error);
-  if (state) request.log.error({ sqlState: state }, 'database error');
-  else request.log.error({ err: error }, 'unhandled error');
+  // As the API logs a 5xx (platform/errors.ts): method, route, and a database error's code only.
+  logServerError(request, error, 'unhandled error');
   return reply.code(500).send({ error: 'server_error', error_description: 'Internal Server Error' });
 }

@@ -13,6 +13,7 @@
 import type {} from '@fastify/view';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../platform/errors.js';
+import { redactedUrl } from '../../platform/logging.js';
 import type { MpAuth } from '../security/principal.js';
 import type { SessionAuth } from '../security/session-auth.js';
 import { sessionIdOf, setSessionCookie } from '../session/cookie.js';
@@ -58,13 +59,31 @@ export function context(request: FastifyRequest): UiContext {
 /**
  * Where to go back to after sign-in: a path of this site only (no scheme, host, `//` or `\`), else
  * the home page. Stops an open redirect through `/login?next=`.
+ *
+ * The path is checked after normalisation (`.`/`..` segments, `%2e`), and once more decoded: with
+ * the management domain at the root (`MANAGEMENTPORTAL_CONTEXT_PATH=/`, an empty base) every path
+ * starts with the home page `/`, so `/.//evil.example` or `/x/%2e%2e//evil.example` would otherwise
+ * normalise to `//evil.example`, which a browser reads as another host.
  */
 export function safeNext(next: unknown, base: string): string {
   const home = `${base}/`;
   if (typeof next !== 'string' || next.length > 2048 || !next.startsWith(home) && next !== base) return home;
-  if (/[\\\u0000-\u001f]/.test(next) || next.startsWith('//')) return home;
+  if (/[\\\u0000-\u001f\u007f]/.test(next) || next.startsWith('//')) return home;
   const url = new URL(next, 'http://site.invalid');
-  return url.origin === 'http://site.invalid' && (url.pathname === base || url.pathname.startsWith(home)) ? url.pathname + url.search : home;
+  if (url.origin !== 'http://site.invalid' || !(url.pathname === base || url.pathname.startsWith(home))) return home;
+  if (leavesSite(url.pathname)) return home;
+  return url.pathname + url.search;
+}
+
+/** A path a browser, or a proxy that decodes once, could read as another host: `//…` or `/\…`. */
+function leavesSite(path: string): boolean {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return true;
+  }
+  return [path, decoded].some((p) => /^\/[/\\]/.test(p.replace(/[\t\n\r]/g, '')));
 }
 
 export interface UiGuardDeps {
@@ -127,16 +146,27 @@ export interface PageData {
   [key: string]: unknown;
 }
 
+/** How a page is answered beyond its template and status. */
+export interface RenderOptions {
+  /**
+   * The page's URL carries a secret (an activation or password-reset key): no `Referer` at all,
+   * not even to this site, whose request log would otherwise record it with every style sheet,
+   * script and form the page loads or posts.
+   */
+  secretInUrl?: boolean;
+}
+
 /**
  * Renders `views/ui/<template>.eta` in the layout with the context every page needs: `t`, `base`,
  * `csrf` (for forms), `auth`, `time`, `sysAdmin`. HTML pages are never cached; the platform's headers (http-security.ts) deny framing.
  */
-export function render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status = 200) {
+export function render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status = 200, options: RenderOptions = {}) {
   const ui = context(request);
   return reply.code(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    .header('referrer-policy', 'same-origin')
+    // Any page, the error page included, whose URL holds a parameter the log redacts (`key`, `token`, `code`…).
+    .header('referrer-policy', options.secretInUrl || redactedUrl(request.url) !== request.url ? 'no-referrer' : 'same-origin')
     .header('content-security-policy', CSP)
     .view(`ui/${template}`, {
       ...data,

@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../../platform/database.js';
-import { DomainError } from '../../platform/errors.js';
+import { DomainError, errorPlace, logServerError } from '../../platform/errors.js';
 import { TooManyFailedAttempts } from '../oauth/limiter.js';
 import { CsrfRejected, render } from './context.js';
 import type { MessageKey } from './i18n.js';
@@ -21,8 +21,9 @@ export function uiErrorHandler(error: FastifyError & { status?: number }, reques
   const status = unavailable ? 503 : typeof raw === 'number' && raw >= 400 && raw < 500 ? raw : 500;
   // The database down or restarting is an outage, not a bug (as in the API: platform/errors.ts).
   if (unavailable) reply.header('retry-after', '5');
-  if (unavailable) request.log.warn({ status }, 'admin page: database unavailable');
-  else if (status >= 500) request.log.error({ err: error }, 'admin page error');
+  if (unavailable) request.log.warn({ ...errorPlace(request), status }, 'admin page: database unavailable');
+  // As the API logs a 5xx (platform/errors.ts): method, route, and a database error's code only.
+  else if (status >= 500) logServerError(request, error, 'admin page error');
   else request.log.info({ status }, 'admin page refused');
   const message = error instanceof CsrfRejected ? ui.t('error.csrf')
     : error instanceof TooManyFailedAttempts ? ui.t('login.limited')

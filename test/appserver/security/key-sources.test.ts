@@ -21,12 +21,13 @@ const mpKeySet = (...keys: KeyObject[]) => ({ keys: keys.map((k) => ({ alg: 'ES2
 
 type Mode = { kind: 'keys'; body: unknown } | { kind: 'status'; status: number } | { kind: 'hang' } | { kind: 'garbage' };
 
-interface Stub { url: string; mode: Mode; hits: number; server: Server }
+interface Stub { url: string; mode: Mode; hits: number; server: Server; authorization?: string | undefined }
 
 async function stub(mode: Mode): Promise<Stub> {
   const s = { mode, hits: 0 } as Stub;
   s.server = createServer((req, res) => {
     s.hits += 1;
+    s.authorization = req.headers.authorization;
     const m = s.mode;
     if (m.kind === 'hang') return;
     if (m.kind === 'status') return res.writeHead(m.status).end('nope');
@@ -148,6 +149,24 @@ describe('remote key sources', () => {
     await verifier.verify(await tokenOf(other.privateKey, { jti: 'x' }));
     expect(s.hits).toBe(2);
     expect(remotes[0]!.stale()).toBe(false);
+  });
+});
+
+describe('a key endpoint URL with user info (issue 28 item 4)', () => {
+  it('sends it as Basic auth, and no log line or source name holds it', async () => {
+    const key = ecKey();
+    const up = await newStub({ kind: 'keys', body: mpKeySet(key.publicKey) });
+    const down = await newStub({ kind: 'status', status: 503 });
+    const withUser = (s: Stub, password: string) => s.url.replace('http://', `http://key-user:${password}@`);
+    const { remotes, verifier, log } = setup([withUser(up, 'k3y-pw-5e1a'), withUser(down, 'k3y-pw-9b0c')]);
+    expect((await verifier.verify(await tokenOf(key.privateKey))).claims.sub).toBe('sub-1');
+    expect(up.authorization).toBe(`Basic ${Buffer.from('key-user:k3y-pw-5e1a').toString('base64')}`);
+    expect(down.hits).toBeGreaterThan(0);
+    expect(log.lines().filter((line) => line.msg === 'token key endpoint answered an error')).toEqual([
+      expect.objectContaining({ url: down.url, status: 503 }),
+    ]);
+    expect(remotes.map((r) => r.name)).toEqual([up.url, down.url]);
+    expect(log.text()).not.toContain('k3y-pw');
   });
 });
 

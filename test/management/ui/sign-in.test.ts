@@ -135,6 +135,65 @@ describe('admin UI sign-in', () => {
   });
 });
 
+/**
+ * `next` as it arrives in a URL or a form, still percent-encoded: each decodes (or normalises, or
+ * is read by a browser that strips tabs and newlines) to a path starting with `//` or `/\\`.
+ */
+const OFF_SITE_NEXT = [
+  '%2F%2Fevil.example', '%2F%5Cevil.example', '/%5Cevil.example', '/%5C/evil.example', '%2F.%2F%2Fevil.example',
+  '/x/..//evil.example', '/x/%252e%252e//evil.example', '/%252F%252Fevil.example', '/%255Cevil.example',
+  '%2F%09%2Fevil.example', '/%0A/evil.example', '/%0D%0A/evil.example', 'https:%2F%2Fevil.example', '%5C%5Cevil.example',
+];
+
+/** Signs in, then asks `/login` with each raw `next`: the GET (already signed in) and the form POST. */
+function offSiteRedirectTests(app: () => TestApp, base: string) {
+  it.each(OFF_SITE_NEXT)('never redirects off the site after sign-in (raw next=%s)', async (raw) => {
+    const ui = uiClient(app().app, base);
+    expect((await ui.signIn()).status).toBe(303);
+    const shown = await ui.get(`${base}/login?next=${raw}`);
+    expect(shown.status).toBe(303);
+    expect(shown.location).toBe(`${base}/`);
+    // A fresh sign-in posting the same raw value in its form.
+    const fresh = uiClient(app().app, base);
+    const page = await fresh.get(`${base}/login`);
+    const res = await app().app.inject({
+      method: 'POST', url: `${base}/login`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: [...fresh.jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+      payload: `_csrf=${encodeURIComponent(csrfOf(page.body))}&username=admin&password=admin&next=${raw}`,
+    });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe(`${base}/`);
+  });
+
+  it('still goes back to a page of this site', async () => {
+    const ui = uiClient(app().app, base);
+    const signedIn = await ui.signIn('admin', 'admin', `${base}/users?page=1`);
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.location).toBe(`${base}/users?page=1`);
+  });
+}
+
+describe('redirects after sign-in stay on this site (issue 28 item 6)', () => {
+  describe('default context paths', () => {
+    offSiteRedirectTests(() => t, '/managementportal');
+  });
+
+  describe('MANAGEMENTPORTAL_CONTEXT_PATH=/ (the management domain at the root), APPSERVER_CONTEXT_PATH=/appserver', () => {
+    let root: TestApp;
+    beforeAll(async () => { root = await buildTestApp({ MANAGEMENTPORTAL_CONTEXT_PATH: '/', APPSERVER_CONTEXT_PATH: '/appserver' }); });
+    afterAll(async () => root?.close());
+    offSiteRedirectTests(() => root, '');
+
+    it('sends a visitor without a session to /login and back', async () => {
+      const ui = uiClient(root.app, '');
+      const page = await ui.get('/users');
+      expect(page.status).toBe(303);
+      expect(page.location).toBe('/login?next=%2Fusers');
+      expect((await ui.signIn('admin', 'admin', '/users')).location).toBe('/users');
+    });
+  });
+});
+
 describe('admin UI idle timeout', () => {
   let short: TestApp;
   beforeAll(async () => { short = await buildTestApp({ MANAGEMENTPORTAL_UI_SESSION_TIMEOUT: 'PT2S' }); });

@@ -11,7 +11,7 @@
 import type {} from '@fastify/view';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { documentClientErrors } from '../../../platform/errors.js';
+import { documentClientErrors, errorPlace, logServerError } from '../../../platform/errors.js';
 import { isDatabaseUnavailable } from '../../../platform/database.js';
 import type { Session, SessionStore } from '../../session/sessions.js';
 import { sessionIdOf, setSessionCookie as setCookie } from '../../session/cookie.js';
@@ -81,10 +81,11 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status < 500) return page(reply, status, 'error', { message: error.validation ? 'The request is malformed.' : error.message });
     if (isDatabaseUnavailable(error)) {
-      request.log.warn({ status: 503 }, 'authorization page: database unavailable');
+      request.log.warn({ ...errorPlace(request), status: 503 }, 'authorization page: database unavailable');
       return page(reply.header('retry-after', '5'), 503, 'error', { message: 'The service is briefly unavailable. Please try again in a moment.' });
     }
-    request.log.error({ err: error }, 'authorization endpoint error');
+    // As the API logs a 5xx (platform/errors.ts): method, route, and a database error's code only.
+    logServerError(request, error, 'authorization endpoint error');
     return page(reply, 500, 'error', { message: 'Something went wrong. Please try again later.' });
   });
 
