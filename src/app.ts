@@ -32,6 +32,8 @@ export interface BuildOptions {
   onRoute?: (route: { method: string | string[]; url: string; schema?: { hide?: boolean } }) => void;
   /** Where the app server's schedule generation gets protocols (tests pass fixed ones). */
   protocolSource?: ProtocolSource;
+  /** The management domain's clock, epoch milliseconds (tests move it instead of sleeping). */
+  managementNow?: () => number;
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -99,7 +101,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The admin UI's notification pages read and send through the app server (the domains meet only here).
   const notificationDesk = appserverNotificationDesk(app.db.db, app.events);
-  await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk });
+  await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk, now: options.managementNow });
   // The app server verifies this process's tokens with the management keys directly (no HTTP).
   await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys), radarIs, protocolSource: options.protocolSource });
   // Beside the app server's API, outside its scope: the code documentation needs no token.

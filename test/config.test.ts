@@ -55,6 +55,7 @@ describe('defaults', () => {
       managementportalFrontendRefreshTokenValiditySeconds: 259200,
       managementportalCommonAdminPassword: undefined,
       managementportalUiSessionTimeout: 1800,
+      managementportalUiSessionMaxAge: 43200,
       managementportalUiLogoDir: undefined,
       managementportalCommonBaseUrl: 'http://localhost:8080',
       managementportalCommonManagementPortalBaseUrl: 'http://localhost:8080/managementportal',

@@ -171,7 +171,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
 
   // The management API: every route but the public ones authenticates its principal first.
   // The sign-in pages' sessions also authenticate the API (the admin UI), so both get the same store and key.
-  const sessions = createSessionStore({ db, now, ttlSeconds: settings.ui.sessionTimeoutSeconds });
+  const sessions = createSessionStore({ db, now, ttlSeconds: settings.ui.sessionTimeoutSeconds, maxAgeSeconds: settings.ui.sessionMaxAgeSeconds });
   const sessionSecret = await resolveSessionSecret(db, settings.sessionSecret);
   const sessionAuth = createSessionAuth({ db, sessions, secret: sessionSecret });
   const bearer = createBearerAuth({ db, verifier: signing, now, session: sessionAuth });

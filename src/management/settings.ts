@@ -51,6 +51,8 @@ export interface ManagementSettings {
   ui: {
     /** `MANAGEMENTPORTAL_UI_SESSION_TIMEOUT`: idle timeout of every signed-in session (admin and OAuth pages). */
     sessionTimeoutSeconds: number;
+    /** `MANAGEMENTPORTAL_UI_SESSION_MAX_AGE`: how long a signed-in session lasts after sign-in, however busy. */
+    sessionMaxAgeSeconds: number;
     /** `MANAGEMENTPORTAL_UI_LOGO_DIR`: replacement logos, read at every request. */
     logoDir: string | undefined;
     /** `MANAGEMENTPORTAL_COMMON_MANAGEMENT_PORTAL_BASE_URL`, for links shown on the pages. */
@@ -100,6 +102,7 @@ export function managementSettings(config: Config): ManagementSettings {
     catalogueServerUrl: config.managementportalCatalogueServerEnableAutoImport ? config.managementportalCatalogueServerServerUrl : undefined,
     ui: {
       sessionTimeoutSeconds: config.managementportalUiSessionTimeout,
+      sessionMaxAgeSeconds: config.managementportalUiSessionMaxAge,
       logoDir: config.managementportalUiLogoDir,
       managementPortalBaseUrl: config.managementportalCommonManagementPortalBaseUrl,
     },

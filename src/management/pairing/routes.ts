@@ -31,10 +31,13 @@ export const pairingRoutes: FastifyPluginAsyncTypebox<{ pairing: PairingService 
   app.get('/oauth-clients/pair', {
     schema: {
       tags, summary: 'Create a meta-token that pairs an app client with a subject (the QR code of the pairing dialog)',
-      description: 'Needs a signed-in user with SUBJECT.UPDATE on the subject. Audited as PAIR_CLIENT_REQUEST.',
+      description: 'Needs a signed-in user with SUBJECT.UPDATE on the subject. Audited as PAIR_CLIENT_REQUEST. '
+        + 'A GET that creates a token: authenticated by the admin UI\'s session cookie rather than a bearer token, it needs the session\'s CSRF token in `X-CSRF-Token` or `X-XSRF-TOKEN` (403 without).',
       querystring: PairQuery,
       response: { 200: ClientPairInfoDto, 400: Type.Union([ErrorVm, RadarErrorVm]), 401: ErrorVm, 403: ErrorVm, 404: RadarErrorVm },
     },
+    // Kept from the reference: a GET (the admin UI and its scripts call it so); the cookie alone is not enough (security/session-auth.ts).
+    config: { changesState: true },
     preHandler: requireScope('SUBJECT.UPDATE'),
   }, async (req) => pairing.pair(callerOf(req), req.query));
 

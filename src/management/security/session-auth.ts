@@ -8,7 +8,14 @@
  *
  * A cookie is sent by the browser with any request to the site, so an unsafe method (POST, PUT,
  * PATCH, DELETE) must also carry the session's CSRF token in `X-CSRF-Token` or `X-XSRF-TOKEN`
- * (the header Angular's HttpClient sends); otherwise 403.
+ * (the header Angular's HttpClient sends); otherwise 403. So must a GET whose route is marked
+ * `config: { changesState: true }` (the reference's `GET /api/oauth-clients/pair`, which creates a
+ * meta-token): a link or `<img>` on another site would otherwise make one with the victim's cookie.
+ *
+ * Only an admin UI user's session authenticates the API (issue 28 item 5): the admin or a user
+ * with a role other than a participant's. A participant signed in on the OAuth pages (to answer an
+ * authorization request), or a user who lost every other role since signing in, gets 401 as if not
+ * signed in; apps use bearer tokens.
  */
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
@@ -21,6 +28,18 @@ import { noCredentials, type MpAuth } from './principal.js';
 
 const UNSAFE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A GET that changes state: under a session cookie it needs the CSRF token like a POST. */
+    changesState?: boolean;
+  }
+}
+
+/** The roles of a study participant, who signs in through an app, never to the admin pages. */
+const PARTICIPANT_AUTHORITIES: ReadonlySet<string> = new Set(['ROLE_PARTICIPANT', 'ROLE_INACTIVE_PARTICIPANT']);
+/** Who may use the admin pages and their session on the API: a user holding any role but a participant's (the built-in admin holds ROLE_SYS_ADMIN). */
+export const mayUseAdminUi = (auth: MpAuth): boolean => auth.roles.some((role) => !PARTICIPANT_AUTHORITIES.has(role.authority));
+
 export interface SessionAuthDeps {
   db: Database;
   sessions: SessionStore;
@@ -32,8 +51,9 @@ export interface SessionAuth {
   /**
    * The principal of the request's signed-in session, or undefined when the request carries no
    * session cookie. Throws `BearerUnauthorized` (401) for a cookie that is tampered with or whose
-   * session is unknown, expired, not signed in, or of a user who is gone or deactivated; and
-   * `AccessDenied` (403) for an unsafe method without the session's CSRF token.
+   * session is unknown, expired, not signed in, or of a user who is gone, deactivated or holds no
+   * role but a participant's; and `AccessDenied` (403) for an unsafe method, or a GET marked
+   * `changesState`, without the session's CSRF token.
    */
   principalOf(request: FastifyRequest): Promise<MpAuth | undefined>;
   /**
@@ -90,9 +110,9 @@ export function createSessionAuth(deps: SessionAuthDeps): SessionAuth {
       const session = await sessionOf(request);
       if (session === undefined) return undefined;
       if (!session?.userLogin) throw notSignedIn();
-      if (UNSAFE_METHODS.has(request.method)) requireCsrf(request, session);
+      if (UNSAFE_METHODS.has(request.method) || request.routeOptions.config.changesState === true) requireCsrf(request, session);
       const auth = await principalOfUser(session.userLogin);
-      if (!auth) throw notSignedIn();
+      if (!auth || !mayUseAdminUi(auth)) throw notSignedIn();
       return { ...auth, sessionId: session.id };
     },
     principalOfUser,

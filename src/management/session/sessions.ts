@@ -4,7 +4,10 @@
  * CSRF token, the signed-in user and the authorization request being answered. Signing in
  * replaces the id and the CSRF token (no session fixation). A session expires when idle for
  * `ttlSeconds` (`MANAGEMENTPORTAL_UI_SESSION_TIMEOUT`): every load extends it, writing at most once
- * a minute per session; expired rows are swept when a session is created.
+ * a minute per session; expired rows are swept when a session is created. A signed-in session also
+ * ends `maxAgeSeconds` (`MANAGEMENTPORTAL_UI_SESSION_MAX_AGE`) after sign-in however busy it is, so
+ * a stolen or forgotten cookie cannot be kept alive by use: no extension reaches past that instant,
+ * and `load` refuses a session beyond it.
  *
  * A signed-in session ends as soon as its user is deactivated or deleted: the user service deletes
  * its rows then, and `load` refuses (and deletes) any left whose user is gone or not activated
@@ -19,6 +22,8 @@ import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession, u
 
 /** The default idle timeout (`PT30M`). */
 export const SESSION_TTL_SECONDS = 1800;
+/** The default longest life of a signed-in session (`PT12H`). */
+export const SESSION_MAX_AGE_SECONDS = 12 * 3600;
 /** A load extends the session once this much of its idle time has passed: one write a minute (at most), not one a request. */
 const EXTEND_AFTER_MS = 60_000;
 /** The cookie the sign-in pages set and session authentication reads. */
@@ -53,15 +58,19 @@ export interface SessionStore {
   destroy(session: Session): Promise<void>;
 }
 
-export function createSessionStore(deps: { db: Database; now: () => number; ttlSeconds?: number }): SessionStore {
+export function createSessionStore(deps: { db: Database; now: () => number; ttlSeconds?: number; maxAgeSeconds?: number }): SessionStore {
   const ttlMs = (deps.ttlSeconds ?? SESSION_TTL_SECONDS) * 1000;
+  const maxAgeMs = (deps.maxAgeSeconds ?? SESSION_MAX_AGE_SECONDS) * 1000;
   const extendAfterMs = Math.min(EXTEND_AFTER_MS, ttlMs / 2);
-  const expiry = () => new Date(deps.now() + ttlMs);
+  /** The idle expiry from now, never past the end of a signed-in session's life. */
+  const expiry = (authenticatedAt: Date | null) =>
+    new Date(Math.min(deps.now() + ttlMs, authenticatedAt ? authenticatedAt.getTime() + maxAgeMs : Infinity));
+  const outlived = (authenticatedAt: Date | null) => authenticatedAt !== null && deps.now() >= authenticatedAt.getTime() + maxAgeMs;
 
   async function create(pending: PendingAuthorization | null): Promise<Session> {
     await deleteExpiredSessions(deps.db, new Date(deps.now()));
     const session: Session = { id: randomToken(), csrfToken: randomToken(), userLogin: null, authenticatedAt: null, pending };
-    await insertSession(deps.db, { id: hashId(session.id), csrfToken: session.csrfToken, pending, expiresAt: expiry() });
+    await insertSession(deps.db, { id: hashId(session.id), csrfToken: session.csrfToken, pending, expiresAt: expiry(null) });
     return session;
   }
 
@@ -70,17 +79,19 @@ export function createSessionStore(deps: { db: Database; now: () => number; ttlS
       if (!id) return undefined;
       const row = await findLiveSession(deps.db, hashId(id), new Date(deps.now()));
       if (!row) return undefined;
-      if (row.userActive === false) {
+      // `outlived` too: rows written before the max age existed (or under a longer one) carry a later expiry.
+      if (row.userActive === false || outlived(row.authenticatedAt)) {
         await deleteSession(deps.db, row.id);
         return undefined;
       }
-      if (row.expiresAt.getTime() < deps.now() + ttlMs - extendAfterMs) await updateSession(deps.db, row.id, { expiresAt: expiry() });
+      const extended = expiry(row.authenticatedAt);
+      if (extended.getTime() - row.expiresAt.getTime() > extendAfterMs) await updateSession(deps.db, row.id, { expiresAt: extended });
       return { id, csrfToken: row.csrfToken, userLogin: row.userLogin, authenticatedAt: row.authenticatedAt, pending: row.pending };
     },
     create,
     async save(session) {
       await updateSession(deps.db, hashId(session.id), {
-        userLogin: session.userLogin, authenticatedAt: session.authenticatedAt, pending: session.pending, expiresAt: expiry(),
+        userLogin: session.userLogin, authenticatedAt: session.authenticatedAt, pending: session.pending, expiresAt: expiry(session.authenticatedAt),
       });
     },
     async renew(session) {
@@ -88,7 +99,7 @@ export function createSessionStore(deps: { db: Database; now: () => number; ttlS
       const renewed: Session = { ...session, id: randomToken(), csrfToken: randomToken() };
       await insertSession(deps.db, {
         id: hashId(renewed.id), csrfToken: renewed.csrfToken, userLogin: renewed.userLogin,
-        authenticatedAt: renewed.authenticatedAt, pending: renewed.pending, expiresAt: expiry(),
+        authenticatedAt: renewed.authenticatedAt, pending: renewed.pending, expiresAt: expiry(renewed.authenticatedAt),
       });
       return renewed;
     },

@@ -15,7 +15,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../platform/errors.js';
 import { redactedUrl } from '../../platform/logging.js';
 import type { MpAuth } from '../security/principal.js';
-import type { SessionAuth } from '../security/session-auth.js';
+import { mayUseAdminUi, type SessionAuth } from '../security/session-auth.js';
 import { sessionIdOf, setSessionCookie } from '../session/cookie.js';
 import type { Session, SessionStore } from '../session/sessions.js';
 import { languageOf, translator, type MessageKey, type Translate } from './i18n.js';
@@ -46,9 +46,6 @@ export class CsrfRejected extends DomainError {
   constructor() { super(403, 'error.csrf'); this.name = 'CsrfRejected'; }
 }
 
-const PARTICIPANT = 'ROLE_PARTICIPANT';
-/** Who may use the admin pages: the admin, or a user with any role but participant. */
-export const mayUseAdminUi = (auth: MpAuth): boolean => auth.roles.some((role) => role.authority !== PARTICIPANT);
 export const isSysAdmin = (auth: MpAuth | undefined): boolean => auth?.roles.some((role) => role.authority === 'ROLE_SYS_ADMIN') ?? false;
 
 export function context(request: FastifyRequest): UiContext {

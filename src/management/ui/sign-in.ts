@@ -3,15 +3,16 @@
  * an OAuth authorization request. The session is the one store the OAuth pages use; signing in
  * gives it a new id and CSRF token (no session fixation). Failed sign-ins count in the token
  * endpoint's limiter (per name and address, and per address: 429 with `Retry-After`). Only the
- * admin and users with a role other than participant may sign in here.
+ * admin and users with a role other than a participant's may sign in here; anyone else gets the
+ * wrong-password answer (issue 28 item 5), which names the app as the participants' way in.
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { PasswordSignIn } from '../oauth/sign-in.js';
-import type { SessionAuth } from '../security/session-auth.js';
+import { mayUseAdminUi, type SessionAuth } from '../security/session-auth.js';
 import { clearSessionCookie, setSessionCookie } from '../session/cookie.js';
 import type { SessionStore } from '../session/sessions.js';
-import { context, ensureSession, mayUseAdminUi, render, safeNext } from './context.js';
+import { context, ensureSession, render, safeNext } from './context.js';
 
 export interface SignInRoutesOptions {
   signIn: PasswordSignIn;
@@ -51,7 +52,12 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInRoutesOptions> = asyn
       return again(ui.t('login.failed'));
     }
     const auth = await sessionAuth.principalOfUser(login);
-    if (!auth || !mayUseAdminUi(auth)) return again(ui.t('login.notAllowed'));
+    if (!auth || !mayUseAdminUi(auth)) {
+      // The wrong-password answer, so the page tells nobody that a participant's password is right.
+      // Not counted as a failure: the password was right (only a wrong one counts towards the limits).
+      request.log.info({ login }, 'admin sign-in refused: not an admin pages user');
+      return again(ui.t('login.failed'));
+    }
     const renewed = await sessions.renew({ ...session, userLogin: login, authenticatedAt: new Date(now()), pending: null });
     setSessionCookie(request, reply, renewed, `${ui.base}/`);
     request.log.info({ login }, 'admin signed in');

@@ -179,18 +179,18 @@ describe('the session principal', () => {
     expect(create.body.message).toBe('error.accessDenied');
     expect(create.body.description).toMatch(/^User user-[0-9a-f]+ with client ManagementPortalapp does not have permission/);
 
-    // Roles are read at each request: without its role the same session holds no scope.
+    // Roles are read at each request: without a role but a participant's the session no longer authenticates (issue 28 item 5).
     await db.delete(roleUsers).where(eq(roleUsers.userId, padmin.userId));
-    expect((await mp.call('GET', '/api/oauth-clients', { headers: { cookie: session.cookie } })).status).toBe(403);
+    expect((await mp.call('GET', '/api/oauth-clients', { headers: { cookie: session.cookie } })).status).toBe(401);
   });
 
-  it('a participant session holds only the participant scopes', async () => {
+  it('a participant\'s session of the OAuth pages does not authenticate the API (issue 28 item 5): 401', async () => {
     const project = await aProject(db);
     const participant = await aParticipant(db, { project, password: 'Passw0rd' });
     const session = await signIn(participant.login, 'Passw0rd');
-    const res = await mp.call('GET', '/api/oauth-clients', { headers: { cookie: session.cookie } });
-    expect(res.status).toBe(403);
-    expect(res.body.message).toBe('error.accessDenied');
+    const res = await mp.call('GET', '/api/account', { headers: { cookie: session.cookie } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(unauthorized);
   });
 
   it('a user deactivated after signing in: 401', async () => {

@@ -2,21 +2,31 @@
  * The admin UI's sign-in and session (issue 19 items 3, 4): redirects to `/login` and back (this
  * site only), wrong passwords, cookie flags, a new session id at sign-in, CSRF on every form,
  * sign-out deleting the session server-side, the idle timeout, the failed-attempt limits, who may
- * sign in, and deactivated users losing their session.
+ * sign in (issue 28 item 5: no participant, with the wrong-password answer), and users deactivated
+ * or left with only a participant role losing their session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { csrfOf, uiClient } from '../../helpers/ui-client.js';
 import { managementClient } from '../../helpers/management-api.js';
 import { aProject, aParticipant, setActivated } from '../../fixtures/management.js';
-import { users } from '../../../src/management/schema.js';
+import { roles, roleUsers, users } from '../../../src/management/schema.js';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp({ MANAGEMENTPORTAL_OAUTH_FAILED_ATTEMPTS_PER_MINUTE: '3', TRUST_PROXY: 'true' }); });
 afterAll(async () => t?.close());
 
 const sessionCookie = (lines: string[]) => lines.filter((line) => line.startsWith('mp_oauth_session='));
+
+/** Leaves the user with one role: `authority` in the project. */
+async function onlyRole(userId: number, authority: string, projectId: number) {
+  const db = t.app.db.db;
+  await db.insert(roles).values({ authorityName: authority, projectId }).onConflictDoNothing();
+  const [role] = await db.select().from(roles).where(and(eq(roles.authorityName, authority), eq(roles.projectId, projectId)));
+  await db.delete(roleUsers).where(eq(roleUsers.userId, userId));
+  await db.insert(roleUsers).values({ userId, roleId: role!.id });
+}
 
 describe('admin UI sign-in', () => {
   it('sends a visitor without a session to /login and back to the page asked for', async () => {
@@ -98,11 +108,24 @@ describe('admin UI sign-in', () => {
   it('lets only the admin and users with a non-participant role in', async () => {
     const project = await aProject(t.app.db.db);
     const { login } = await aParticipant(t.app.db.db, { project, password: 'Passw0rd!' });
-    const ui = uiClient(t.app);
-    const res = await ui.submit('/login', '/login', { username: login, password: 'Passw0rd!' });
-    expect(res.status).toBe(400);
-    expect(res.body).toContain('This account cannot use the administration pages.');
-    expect((await ui.get('/managementportal/')).status).toBe(303);
+    const inactive = await aParticipant(t.app.db.db, { project, password: 'Passw0rd!' });
+    await onlyRole(inactive.user.id, 'ROLE_INACTIVE_PARTICIPANT', project.id);
+    // The answer to a wrong password, word for word: the page does not tell that a participant's password is right.
+    const alert = (body: string) => /role="alert"[^>]*>([^<]*)</.exec(body)?.[1];
+    const wrong = alert((await uiClient(t.app).submit('/login', '/login', { username: login, password: 'wrong' })).body);
+    expect(wrong).toBe('Wrong user name or password. Study participants sign in with the app, not here.');
+    for (const username of [login, inactive.login]) {
+      const ui = uiClient(t.app);
+      const res = await ui.submit('/login', '/login', { username, password: 'Passw0rd!' });
+      expect(res.status, username).toBe(400);
+      expect(alert(res.body), username).toBe(wrong);
+      expect((await ui.get('/managementportal/')).status, username).toBe(303);
+    }
+    // The password was right, so these refusals do not count towards the failed-attempt limit (3 here).
+    const again = uiClient(t.app, '/managementportal', { 'x-forwarded-for': '203.0.113.77' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await again.submit('/login', '/login', { username: login, password: 'Passw0rd!' })).status);
+    expect(statuses).toEqual([400, 400, 400, 400]);
 
     const admin = await managementClient(t.app).userWithRole('ROLE_PROJECT_ADMIN', { project: project.projectName }, 'Passw0rd!');
     const projectAdmin = uiClient(t.app);
@@ -110,6 +133,21 @@ describe('admin UI sign-in', () => {
     const home = await projectAdmin.get('/managementportal/');
     expect(home.status).toBe(200);
     expect(home.body).toContain(`>${project.projectName}</a>`);
+  });
+
+  it('ends the session of a user left with only a participant role: the pages send to /login, the API answers 401', async () => {
+    const project = await aProject(t.app.db.db);
+    const admin = await managementClient(t.app).userWithRole('ROLE_PROJECT_ADMIN', { project: project.projectName }, 'Passw0rd!');
+    const ui = uiClient(t.app);
+    await ui.signIn(admin.login, 'Passw0rd!');
+    const cookie = `mp_oauth_session=${ui.jar.get('mp_oauth_session')}`;
+    expect((await ui.get('/managementportal/')).status).toBe(200);
+    expect((await t.app.inject({ url: '/managementportal/api/account', headers: { cookie } })).statusCode).toBe(200);
+    await onlyRole(admin.userId, 'ROLE_PARTICIPANT', project.id);
+    expect((await ui.get('/managementportal/')).status).toBe(303);
+    const api = await t.app.inject({ url: '/managementportal/api/account', headers: { cookie } });
+    expect(api.statusCode).toBe(401);
+    expect(api.json()).toEqual({ message: 'error.unauthorized', description: 'Not signed in', fieldErrors: null });
   });
 
   it('ends the session of a user deactivated meanwhile', async () => {

@@ -36,8 +36,7 @@ const core = {
   'login.username': 'Username',
   'login.password': 'Password',
   'login.submit': 'Sign in',
-  'login.failed': 'Wrong user name or password.',
-  'login.notAllowed': 'This account cannot use the administration pages.',
+  'login.failed': 'Wrong user name or password. Study participants sign in with the app, not here.',
   'login.limited': 'Too many failed sign-in attempts. Try again in a minute.',
   'login.forgot': 'Forgot your password?',
   // Home
