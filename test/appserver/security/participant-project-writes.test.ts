@@ -132,7 +132,7 @@ describe('project-level writes: a participant cannot rename its project', () => 
     expect((await callAs(t.app, s.sys, 'GET', '/projects/Radar-Pilot-01')).statusCode).toBe(404);
   });
 
-  it('a project admin, an organization admin and a client with PROJECT.UPDATE rename it; its users follow', async () => {
+  it('a project admin or owner, an organization admin and a client with PROJECT.UPDATE rename it; its users follow', async () => {
     for (const who of ['admin', 'owner', 'orgAdmin', 'client'] as const) {
       const s = await aStudy();
       const token = who === 'client' ? await clientToken('appperm_rename')
