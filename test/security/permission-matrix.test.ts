@@ -451,7 +451,13 @@ const ROWS: Row[] = [
     why: 'past the check: A exists (417); the body\'s project is checked in the route: 401 to B\'s admin',
   },
   { route: 'POST /projects/:projectId', perm: 'SUBJECT.READ', on: 'A', path: P, body: () => ({ projectId: v.A }), ok: [417] },
-  { route: 'PUT /projects/:projectId', perm: 'SUBJECT.UPDATE', on: 'A', path: P, body: () => ({ id: Number(v.appA), projectId: v.A }), watch: `/projects/project?id={appA}` },
+  {
+    route: 'PUT /projects/:projectId', perm: 'PROJECT.UPDATE', on: 'A', path: P,
+    // A real rename (a refused one must leave A as it was); a permitted one is renamed back at once.
+    fresh: async () => ({ name: unique('Radar-Pilot') }), body: (f) => ({ id: Number(v.appA), projectId: f.name }), watch: `/projects/project?id={appA}`,
+    after: async (f, permitted) => { if (permitted) await sys('PUT', `/projects/${f.name}`, { id: Number(v.appA), projectId: v.A }); },
+    why: 'Reference bug fixed (issue 28): SUBJECT.UPDATE on (A, the token\'s sub) let a participant rename its project; now PROJECT.UPDATE',
+  },
   { route: 'GET /projects', perm: 'PROJECT.READ', on: 'caller' },
   { route: 'GET /projects/project', perm: 'PROJECT.READ', on: 'A', path: '/projects/project?id={appA}', over: { otherPadmin: 'u' }, why: 'route check on the caller\'s project, then the found project (401)' },
   { route: 'GET /projects/:projectId', perm: 'SUBJECT.READ', on: 'A', path: P },

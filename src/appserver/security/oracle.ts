@@ -12,22 +12,26 @@
  * makes a client token. radar-auth also counted `sub == client_id`; real client tokens always
  * carry the grant, and the issuer never mints a user token that looks like that.
  */
-export type AppPermission = 'PROJECT.READ' | 'SUBJECT.READ' | 'SUBJECT.UPDATE' | 'MEASUREMENT.CREATE' | 'MEASUREMENT.READ';
+export type AppPermission = 'PROJECT.READ' | 'PROJECT.UPDATE' | 'SUBJECT.READ' | 'SUBJECT.UPDATE' | 'MEASUREMENT.CREATE' | 'MEASUREMENT.READ';
 
 type RoleScope = 'GLOBAL' | 'ORGANIZATION' | 'PROJECT';
 
 interface RoleDefinition { scope: RoleScope; personal: boolean; permissions: ReadonlySet<AppPermission> }
 
-const ALL: AppPermission[] = ['PROJECT.READ', 'SUBJECT.READ', 'SUBJECT.UPDATE', 'MEASUREMENT.CREATE', 'MEASUREMENT.READ'];
+const ALL: AppPermission[] = ['PROJECT.READ', 'PROJECT.UPDATE', 'SUBJECT.READ', 'SUBJECT.UPDATE', 'MEASUREMENT.CREATE', 'MEASUREMENT.READ'];
 const role = (scope: RoleScope, permissions: AppPermission[], personal = false): RoleDefinition => ({ scope, personal, permissions: new Set(permissions) });
 
-/** radar-auth's roles, narrowed to the app server's permissions (managementportal.md §4). */
+/**
+ * radar-auth's roles, narrowed to the app server's permissions (managementportal.md §4).
+ * `PROJECT.UPDATE` (renaming a project) is the admins' alone: system, organization, project admin
+ * and owner; an affiliate or analyst only reads the project, a participant never holds it.
+ */
 const ROLES: ReadonlyMap<string, RoleDefinition> = new Map([
   ['ROLE_SYS_ADMIN', role('GLOBAL', ALL)],
-  ['ROLE_ORGANIZATION_ADMIN', role('ORGANIZATION', ['PROJECT.READ', 'SUBJECT.READ', 'SUBJECT.UPDATE'])],
+  ['ROLE_ORGANIZATION_ADMIN', role('ORGANIZATION', ['PROJECT.READ', 'PROJECT.UPDATE', 'SUBJECT.READ', 'SUBJECT.UPDATE'])],
   ['ROLE_PROJECT_ADMIN', role('PROJECT', ALL)],
   ['ROLE_PROJECT_OWNER', role('PROJECT', ALL)],
-  ['ROLE_PROJECT_AFFILIATE', role('PROJECT', ALL)],
+  ['ROLE_PROJECT_AFFILIATE', role('PROJECT', ALL.filter((p) => p !== 'PROJECT.UPDATE'))],
   ['ROLE_PROJECT_ANALYST', role('PROJECT', ['PROJECT.READ', 'SUBJECT.READ', 'SUBJECT.UPDATE', 'MEASUREMENT.READ'])],
   ['ROLE_PARTICIPANT', role('PROJECT', ['SUBJECT.READ', 'SUBJECT.UPDATE', 'MEASUREMENT.CREATE', 'MEASUREMENT.READ'], true)],
   ['ROLE_INACTIVE_PARTICIPANT', role('PROJECT', [], true)],

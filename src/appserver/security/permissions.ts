@@ -7,6 +7,12 @@
  * none (guard.ts), so no route is ever open by mistake. The ids a permission is checked on come
  * from the path (`projectId`, `subjectId`), else from the token as radar-spring-auth 1.2.1 fills
  * them for any `permissionOn`: the project of the token's first role, the token's `sub`.
+ *
+ * So where the path names no subject, a participant passes a `SUBJECT.*` line on its own subject
+ * (issue 28). Such a line may only be a route the questionnaire app calls with its own token (its
+ * comment says so, clients.md §2.1), a list filtered to the token's own rows, or an id route that
+ * then checks the found row's project and subject; a write to the project itself needs
+ * `PROJECT.UPDATE`, which no participant holds.
  */
 import type { AppPermission } from './oracle.js';
 
@@ -17,27 +23,31 @@ const D = `${U}/messaging/data`;
 
 export const ROUTE_PERMISSIONS: Readonly<Record<string, AppPermission>> = {
   // Projects (§1.1)
-  'POST /projects': 'SUBJECT.READ', // P1; the body's project is checked in the route (401)
-  [`POST ${P}`]: 'SUBJECT.READ', // P1 with the project in the path
-  [`PUT ${P}`]: 'SUBJECT.UPDATE', // P2
+  // P1; aRMT creates its own project with its token (reference rule); the body's project is checked in the route (401)
+  'POST /projects': 'SUBJECT.READ',
+  [`POST ${P}`]: 'SUBJECT.READ', // P1 with the project in the path: the same create, of the path's project only
+  // P2. Reference bug fixed (issue 28): SUBJECT.UPDATE, with the subject filled from `sub`, let a
+  // participant rename its project, handing its participants to another project's admins.
+  [`PUT ${P}`]: 'PROJECT.UPDATE',
   'GET /projects': 'PROJECT.READ', // P3, filtered
   'GET /projects/project': 'PROJECT.READ', // P4; the found project is checked in the route (401)
-  [`GET ${P}`]: 'SUBJECT.READ', // P5
+  [`GET ${P}`]: 'SUBJECT.READ', // P5; aRMT reads its project with its token (reference rule): the project row, no subject's data
   // Users (§1.2)
-  [`POST ${P}/users`]: 'SUBJECT.UPDATE', // U1; the body's subject is checked in the route (401)
-  'POST /project/:projectId/users': 'SUBJECT.UPDATE', // U1, the seed's spelling
+  // U1; aRMT registers itself with its token (reference rule); the body's subject is checked in the route (401)
+  [`POST ${P}/users`]: 'SUBJECT.UPDATE',
+  'POST /project/:projectId/users': 'SUBJECT.UPDATE', // U1, the seed's spelling; the same check on the body's subject
   [`POST ${U}`]: 'SUBJECT.UPDATE', // U1 with the subject in the path
   [`PUT ${U}`]: 'SUBJECT.UPDATE', // U2
-  'GET /users': 'SUBJECT.READ', // U3, filtered
+  'GET /users': 'SUBJECT.READ', // U3, filtered (a participant: its own rows)
   'GET /users/user': 'SUBJECT.READ', // U4; the found user is checked in the route (401)
   'GET /users/:subjectId': 'SUBJECT.READ', // U5; likewise
-  [`GET ${P}/users`]: 'SUBJECT.READ', // U6, filtered
+  [`GET ${P}/users`]: 'SUBJECT.READ', // U6, filtered (a participant: its own rows)
   [`GET ${U}`]: 'SUBJECT.READ', // U7
   [`DELETE ${U}`]: 'SUBJECT.UPDATE', // U8
   // Notifications (§1.3) and their state events (§1.4)
   'GET /messaging/notifications': 'PROJECT.READ', // N1, filtered
   'GET /messaging/notifications/:id': 'SUBJECT.UPDATE', // N2; then the notification's own project and subject
-  [`GET ${P}/messaging/notifications`]: 'SUBJECT.READ', // N5, filtered
+  [`GET ${P}/messaging/notifications`]: 'SUBJECT.READ', // N5, filtered (a participant: its own rows)
   [`GET ${N}`]: 'SUBJECT.READ', // N4
   [`POST ${N}`]: 'SUBJECT.UPDATE', // N6
   'POST /project/:projectId/users/:subjectId/notifications': 'SUBJECT.UPDATE', // N6, the seed's spelling
@@ -54,7 +64,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, AppPermission>> = {
   // Data messages (§1.5)
   'GET /messaging/data': 'PROJECT.READ', // D1, filtered
   'GET /messaging/data/:id': 'SUBJECT.READ', // D2; then the message's own project and subject
-  [`GET ${P}/messaging/data`]: 'SUBJECT.READ', // D5, filtered
+  [`GET ${P}/messaging/data`]: 'SUBJECT.READ', // D5, filtered (a participant: its own rows)
   [`GET ${D}`]: 'SUBJECT.READ', // D4
   [`POST ${D}`]: 'SUBJECT.UPDATE', // D6
   [`POST ${D}/batch`]: 'SUBJECT.UPDATE', // D7
@@ -65,7 +75,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, AppPermission>> = {
   'GET /protocols': 'PROJECT.READ', // R1, filtered
   [`GET ${U}/protocols`]: 'SUBJECT.READ', // R2
   [`GET ${P}/protocols`]: 'PROJECT.READ', // R3
-  'GET /github/content': 'SUBJECT.READ', // G1
+  'GET /github/content': 'SUBJECT.READ', // G1; aRMT fetches its protocol through it with its token (reference rule): GitHub's content, no subject's data
   // Questionnaire schedule (§1.8) and task state events (§1.9)
   [`POST ${U}/questionnaire/schedule`]: 'SUBJECT.UPDATE', // Q1
   [`PUT ${U}/questionnaire/schedule`]: 'SUBJECT.UPDATE', // Q2

@@ -141,6 +141,20 @@ describe('token model and oracle (radar-auth)', () => {
     expect(hasPermission(noScope, 'SUBJECT.READ', { project: 'p1', subject: 'x' })).toBe(false);
   });
 
+  it('PROJECT.UPDATE (issue 28): the admins and owners of the project, never a participant on its own subject', () => {
+    const holder = (roles: string[], sub?: string) => toRadarToken({ scope: ['PROJECT.UPDATE'], roles, sub });
+    const on = { project: 'p1', subject: 's1' };
+    for (const role of ['ROLE_PROJECT_ADMIN', 'ROLE_PROJECT_OWNER']) {
+      expect(hasPermission(holder([`p1:${role}`]), 'PROJECT.UPDATE', on), role).toBe(true);
+      expect(hasPermission(holder([`p2:${role}`]), 'PROJECT.UPDATE', on), role).toBe(false);
+    }
+    expect(hasPermission(holder(['main:ROLE_ORGANIZATION_ADMIN']), 'PROJECT.UPDATE', on)).toBe(true);
+    expect(hasPermission(holder(['ROLE_SYS_ADMIN']), 'PROJECT.UPDATE', on)).toBe(true);
+    for (const role of ['ROLE_PROJECT_AFFILIATE', 'ROLE_PROJECT_ANALYST', 'ROLE_PARTICIPANT']) {
+      expect(hasPermission(holder([`p1:${role}`], 's1'), 'PROJECT.UPDATE', on), role).toBe(false);
+    }
+  });
+
   it('readScope agrees with hasPermission item by item', () => {
     const tokens = [
       token({ sub: 's1', roles: ['p1:ROLE_PARTICIPANT'] }),
