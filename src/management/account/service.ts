@@ -22,7 +22,7 @@ import { recordRevision } from '../api/revisions/queries.js';
 import { requirePermission, requireUserChange } from '../api/roles/checks.js';
 import { roleRefsOfUsers } from '../api/roles/queries.js';
 import type { MpAuth } from '../security/principal.js';
-import { endCredentialsOfUser } from '../security/credentials.js';
+import { endCredentialsOfUser } from '../oauth/user-credentials.js';
 import { hashPassword } from '../security/passwords.js';
 import type { UserDtoT } from '../api/users/schemas.js';
 import { loadUserDtos } from '../api/users/queries.js';

@@ -29,7 +29,7 @@ import { authorName } from '../../security/authorization.js';
 import type { RevisionType, UserRow } from '../../schema.js';
 import type { MpAuth } from '../../security/principal.js';
 import { findClient } from '../../oauth/clients/queries.js';
-import { endCredentialsOfUser } from '../../security/credentials.js';
+import { endCredentialsOfUser } from '../../oauth/user-credentials.js';
 import { userDto, type ManagedUserInputT, type UserDtoT, type UsersQueryT } from './schemas.js';
 import {
   deleteUserById, findSubjectOfUser, findUserByEmail, findUserById, insertUser, loadUserDtos, searchUsers, updateUserRow, type UserCriteria,

@@ -1,11 +1,11 @@
 /**
- * Issue 28 item 3: a password change or reset, a deactivation and a role taken away end every
+ * Issue 28 item 3: a password change or reset, a deactivation, a role taken away and a deletion end every
  * other credential of the user: its sign-in sessions and every refresh-token chain. Access tokens
  * already issued are not touched: they are stateless JWTs the resource servers verify on their
  * own, valid until they expire.
  */
 import type { Executor } from '../../platform/database.js';
-import { revokeRefreshTokensOfUser } from '../oauth/queries.js';
+import { revokeRefreshTokensOfUser } from './queries.js';
 import { deleteSessionsOfUser } from '../session/queries.js';
 import { storedSessionId } from '../session/sessions.js';
 
