@@ -143,27 +143,19 @@ export interface PageData {
   [key: string]: unknown;
 }
 
-/** How a page is answered beyond its template and status. */
-export interface RenderOptions {
-  /**
-   * The page's URL carries a secret (an activation or password-reset key): no `Referer` at all,
-   * not even to this site, whose request log would otherwise record it with every style sheet,
-   * script and form the page loads or posts.
-   */
-  secretInUrl?: boolean;
-}
-
 /**
  * Renders `views/ui/<template>.eta` in the layout with the context every page needs: `t`, `base`,
  * `csrf` (for forms), `auth`, `time`, `sysAdmin`. HTML pages are never cached; the platform's headers (http-security.ts) deny framing.
  */
-export function render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status = 200, options: RenderOptions = {}) {
+export function render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status = 200) {
   const ui = context(request);
   return reply.code(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
-    // Any page, the error page included, whose URL holds a parameter the log redacts (`key`, `token`, `code`…).
-    .header('referrer-policy', options.secretInUrl || redactedUrl(request.url) !== request.url ? 'no-referrer' : 'same-origin')
+    // A page whose URL holds a parameter the log redacts (the mailed `key` of the reset and
+    // activation pages, `token`, `code`…), the error page included: no `Referer` at all, not even to
+    // this site, whose request log would otherwise record it with every file and form of the page.
+    .header('referrer-policy', redactedUrl(request.url) !== request.url ? 'no-referrer' : 'same-origin')
     .header('content-security-policy', CSP)
     .view(`ui/${template}`, {
       ...data,

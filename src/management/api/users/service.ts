@@ -155,14 +155,12 @@ export function createUserService(deps: UserServiceDeps): UserService {
     const resolved = await resolveRoles(tx, inputs);
     const next = new Set(resolved.map((r) => r.role.id));
     const previous = new Set(current.map((r) => r.id));
-    if (next.size !== previous.size || [...next].some((id) => !previous.has(id))) requireUserChange(actor, 'ROLE.UPDATE', user.login, current);
-    for (const { role } of resolved) if (!previous.has(role.id)) requireRoleChange(actor, role);
-    for (const role of current) if (!next.has(role.id)) requireRoleChange(actor, role);
+    const added = resolved.filter(({ role }) => !previous.has(role.id)).map((r) => r.role);
+    const removed = current.filter((role) => !next.has(role.id));
+    if (added.length > 0 || removed.length > 0) requireUserChange(actor, 'ROLE.UPDATE', user.login, current);
+    for (const role of [...added, ...removed]) requireRoleChange(actor, role);
     await replaceUserRoles(tx, user.id, [...next]);
-    return {
-      roles: resolved.map((r) => r.role), created: resolved.filter((r) => r.created).map((r) => r.role),
-      removed: current.some((role) => !next.has(role.id)),
-    };
+    return { roles: resolved.map((r) => r.role), created: resolved.filter((r) => r.created).map((r) => r.role), removed: removed.length > 0 };
   }
 
   return {

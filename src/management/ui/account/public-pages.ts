@@ -46,11 +46,11 @@ export const publicAccountPages: FastifyPluginAsyncTypebox<PublicAccountPagesOpt
   };
   const finishPage = async (request: FastifyRequest, reply: FastifyReply, key: string, error: string | null, status = 200) => {
     await ensureSession(request, reply, sessions);
-    return render(request, reply, 'account/reset-finish', { title: context(request).t('account.resetFinishTitle'), key, error }, status, { secretInUrl: true });
+    return render(request, reply, 'account/reset-finish', { title: context(request).t('account.resetFinishTitle'), key, error }, status);
   };
   const activatePage = async (request: FastifyRequest, reply: FastifyReply, key: string, error: string | null, status = 200) => {
     await ensureSession(request, reply, sessions);
-    return render(request, reply, 'account/activate', { title: context(request).t('account.activateTitle'), key, error }, status, { secretInUrl: true });
+    return render(request, reply, 'account/activate', { title: context(request).t('account.activateTitle'), key, error }, status);
   };
 
   app.get('/account/reset/request', { schema: { ...schema, querystring: SentQuery }, config }, async (request, reply) =>
