@@ -1,7 +1,7 @@
 # The RADAR-base platform service. Build: docker build -t radar-platform .
 # Run: docker run -p 8080:8080 -e DATABASE_URL=postgres://… -e RADAR_ADMIN_PASSWORD=… radar-platform
 
-FROM node:22-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 # No scripts yet: `prepare` (npm run docs) needs the sources, copied next.
@@ -10,7 +10,7 @@ COPY . .
 # dist/: the compiled service, and dist/java-docs the code documentation (TypeDoc).
 RUN npm run build && npm run docs
 
-FROM node:22-slim
+FROM node:24-slim
 ENV NODE_ENV=production PROFILE=prod PORT=8080
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./

@@ -10,7 +10,8 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config.js';
 import { loadDotEnv } from '../src/dotenv.js';
-import { built, MAIN } from './helpers/service-process.js';
+import { MAIN, builtService } from './helpers/service-process.js';
+import { pgliteProject, requires } from './helpers/requires.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dotenv-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -87,7 +88,7 @@ const run = promisify(execFile);
 /** Runs dist/main.js in `cwd` with `env` (plus PATH); resolves with its exit code and stderr. */
 async function start(cwd: string, env: Record<string, string>): Promise<{ code: number; stderr: string }> {
   try {
-    await run(process.execPath, [MAIN], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 15_000 });
+    await run(process.execPath, [MAIN], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
     return { code: 0, stderr: '' };
   } catch (err) {
     const e = err as { code?: number; stderr?: string };
@@ -96,7 +97,7 @@ async function start(cwd: string, env: Record<string, string>): Promise<{ code: 
 }
 
 // No database involved: the PGlite project runs these once.
-describe.skipIf(!built || process.env.TEST_DB === 'postgres')(built ? 'node dist/main.js' : 'node dist/main.js: SKIPPED, dist/main.js is missing (run `npm run build`)', () => {
+describe('node dist/main.js', requires(builtService, pgliteProject), () => {
   // Invalid values stop the start before anything listens, so each case ends with exit 78.
   it('reads .env from the working directory before the configuration, real variables winning', async () => {
     const cwd = mkdtempSync(join(dir, 'cwd-'));

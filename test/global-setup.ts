@@ -1,6 +1,7 @@
 /**
- * Migrates one PGlite and dumps its data directory (each test file loads it in ~0.5 s instead of
- * a 2.4 s initdb), and, with TEST_DATABASE_URL, migrates a template database on PostgreSQL.
+ * Per project (vitest.config.ts): a PGlite project migrates one PGlite and dumps its data
+ * directory (each test file loads it in ~0.5 s instead of a 2.4 s initdb); a PostgreSQL project
+ * migrates a template database of its own on TEST_DATABASE_URL's server.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,8 @@ declare module 'vitest' {
 }
 
 export async function setup(project: TestProject) {
+  if (project.name.startsWith('postgres')) return setupPostgres(project);
+  project.provide('pgTemplate', '');
   const dir = mkdtempSync(join(tmpdir(), 'radar-test-'));
   const snapshot = join(dir, 'pglite.tar');
   const { PGlite } = await import('@electric-sql/pglite');
@@ -27,32 +30,30 @@ export async function setup(project: TestProject) {
   writeFileSync(snapshot, Buffer.from(await dump.arrayBuffer()));
   await client.close();
   project.provide('pgliteSnapshot', snapshot);
+  return () => rmSync(dir, { recursive: true, force: true });
+}
 
-  const url = process.env.TEST_DATABASE_URL;
-  const template = `radar_test_template_${process.pid}`;
-  project.provide('pgTemplate', url ? template : '');
-  if (url) {
-    const { default: postgres } = await import('postgres');
-    const { drizzle: pgDrizzle } = await import('drizzle-orm/postgres-js');
-    const { migrate: pgMigrate } = await import('drizzle-orm/postgres-js/migrator');
-    const admin = postgres(url, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${template}`);
-    await admin.unsafe(`CREATE DATABASE ${template}`);
-    const target = new URL(url);
-    target.pathname = `/${template}`;
-    const sql = postgres(target.toString(), { max: 1, onnotice: () => {} });
-    await pgMigrate(pgDrizzle(sql), { migrationsFolder: MIGRATIONS_FOLDER });
-    await sql.end();
-    await admin.end();
-  }
+async function setupPostgres(project: TestProject) {
+  const url = process.env.TEST_DATABASE_URL!;
+  const template = `radar_test_template_${process.pid}_${project.name.replace(/\W/g, '_')}`;
+  project.provide('pgTemplate', template);
+  project.provide('pgliteSnapshot', '');
+  const { default: postgres } = await import('postgres');
+  const { drizzle: pgDrizzle } = await import('drizzle-orm/postgres-js');
+  const { migrate: pgMigrate } = await import('drizzle-orm/postgres-js/migrator');
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${template}`);
+  await admin.unsafe(`CREATE DATABASE ${template}`);
+  const target = new URL(url);
+  target.pathname = `/${template}`;
+  const sql = postgres(target.toString(), { max: 1, onnotice: () => {} });
+  await pgMigrate(pgDrizzle(sql), { migrationsFolder: MIGRATIONS_FOLDER });
+  await sql.end();
+  await admin.end();
 
   return async () => {
-    rmSync(dir, { recursive: true, force: true });
-    if (url) {
-      const { default: postgres } = await import('postgres');
-      const admin = postgres(url, { max: 1, onnotice: () => {} });
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${template}`);
-      await admin.end();
-    }
+    const dropper = postgres(url, { max: 1, onnotice: () => {} });
+    await dropper.unsafe(`DROP DATABASE IF EXISTS ${template}`);
+    await dropper.end();
   };
 }

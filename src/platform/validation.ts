@@ -13,12 +13,14 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { AjvCompiler } from '@fastify/ajv-compiler';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyServerOptions } from 'fastify';
 
 type AjvOptions = NonNullable<FastifyServerOptions['ajv']>;
 type AjvInstance = Parameters<NonNullable<AjvOptions['onCreate']>>[0];
 type RouteSchema = { schema: unknown; method?: string; url?: string; httpPart?: string; contentType?: string };
 type Compile = (route: RouteSchema) => unknown;
+type Validate = ((data: unknown, context?: unknown) => unknown) & { errors?: unknown };
 
 // Hibernate Validator 8 `AbstractEmailValidator` / `DomainNameUtil`, which javax/jakarta `@Email`
 // runs in ManagementPortal and the app server.
@@ -62,9 +64,29 @@ export const ajvOptions = {
 } satisfies AjvOptions;
 
 /**
+ * A validator compiled on its first call. Compiling all ~400 route schemas (validators and
+ * serializers) took about a second of every start, most for routes a given process never
+ * serves; a schema that does not compile fails that route's first request instead, and the
+ * fuzzer (test/fuzz) calls every operation. `schemaEnv` makes Fastify pass `parentData` (AJV
+ * coerces a root value through it), as it does for an AJV validator; the errors are copied back
+ * because Fastify reads them from the function it holds.
+ */
+function lazyValidator(compile: () => Validate): Validate {
+  let validate: Validate | undefined;
+  const lazy: Validate & { schemaEnv: true } = Object.assign((data: unknown, context?: unknown) => {
+    validate ??= compile();
+    const result = validate(data, context);
+    lazy.errors = validate.errors;
+    return result;
+  }, { errors: null as unknown, schemaEnv: true as const });
+  return lazy;
+}
+
+/**
  * The `schemaController` server option: bodies compile on an AJV without type coercion, every
  * other part on one with Fastify's `coerceTypes: 'array'`. Each encapsulation context's shared
- * schemas (`addSchema`) reach both instances.
+ * schemas (`addSchema`) reach both instances. Validators and response serializers compile on
+ * first use (`lazyValidator`).
  */
 export function perPartSchemaController(): NonNullable<FastifyServerOptions['schemaController']> {
   const coercingPool = AjvCompiler();
@@ -73,7 +95,15 @@ export function perPartSchemaController(): NonNullable<FastifyServerOptions['sch
     const coercing = coercingPool(externalSchemas as never, options) as unknown as Compile;
     const strictOptions = { ...options, customOptions: { ...options.customOptions, coerceTypes: false } };
     const strict = strictPool(externalSchemas as never, strictOptions as never) as unknown as Compile;
-    return ((route: RouteSchema) => (route.httpPart === 'body' ? strict : coercing)(route)) as never;
+    return ((route: RouteSchema) => lazyValidator(() => (route.httpPart === 'body' ? strict : coercing)(route) as Validate)) as never;
   };
-  return { compilersFactory: { buildValidator } };
+  const serializers = SerializerSelector();
+  const buildSerializer = (externalSchemas: unknown, options: unknown) => {
+    const compile = serializers(externalSchemas as never, options as never) as unknown as (route: RouteSchema) => (data: unknown) => string;
+    return ((route: RouteSchema) => {
+      let serialize: ((data: unknown) => string) | undefined;
+      return (data: unknown) => (serialize ??= compile(route))(data);
+    }) as never;
+  };
+  return { compilersFactory: { buildValidator, buildSerializer } };
 }

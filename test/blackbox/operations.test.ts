@@ -4,11 +4,11 @@
  * Sentry initialised at start, reporting to an envelope stub over HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { built, killServices, spawnService, started, waitFor } from '../helpers/service-process.js';
+import { killServices, spawnService, started, waitFor, builtService } from '../helpers/service-process.js';
 import { startAdminServerStub, type AdminServerStub } from '../helpers/admin-server-stub.js';
 import { startSentryStub, type SentryStub } from '../helpers/sentry-stub.js';
+import { pgliteProject, requires } from '../helpers/requires.js';
 
-const onPostgres = process.env.TEST_DB === 'postgres';
 const stubs: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await killServices();
@@ -31,7 +31,7 @@ async function sentryStub(): Promise<SentryStub> {
 const logged = (stdout: string, msg: string) => stdout.split('\n').filter((line) => line.startsWith('{'))
   .map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === msg);
 
-describe.runIf(built && !onPostgres)('dist/main.js operations', () => {
+describe('dist/main.js operations', requires(builtService, pgliteProject), () => {
   it('registers with the admin server, again every period, and deregisters on SIGTERM', async () => {
     const admin = await adminStub();
     const proc = spawnService({

@@ -8,10 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  BANNER, built, halfSent, killServices, spawnService, started, TEST_KEYSTORE as KEYSTORE, waitFor, type ServiceProcess,
+  BANNER, halfSent, killServices, spawnService, started, TEST_KEYSTORE as KEYSTORE, waitFor, type ServiceProcess,
 } from '../helpers/service-process.js';
-
-const onPostgres = process.env.TEST_DB === 'postgres';
+import { builtService } from '../helpers/service-process.js';
+import { pgliteProject, postgresProject, requires } from '../helpers/requires.js';
 
 afterEach(killServices);
 
@@ -36,8 +36,8 @@ function send(url: string, init: { method?: string; headers?: Record<string, str
   });
 }
 
-describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/main.js is missing (run `npm run build`)', () => {
-  describe.runIf(!onPostgres)('dev profile', () => {
+describe('dist/main.js', requires(builtService), () => {
+  describe('dev profile', requires(pgliteProject), () => {
     it('prints the banner, is healthy, and on SIGTERM finishes the request in flight and exits 0', async () => {
       const proc = spawnService({ PROFILE: 'dev', LOG_LEVEL: 'info' });
       const base = await started(proc);
@@ -67,17 +67,17 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
       expect(created.status).toBe(201);
       expect(JSON.parse(created.body)).toMatchObject({ projectId });
 
-      expect(await exitCode(proc, 10)).toBe(0);
+      expect(await exitCode(proc, 60)).toBe(0);
     }, 90_000);
   });
 
-  describe.runIf(!onPostgres)('configuration errors stop the start and name the variable', () => {
+  describe('configuration errors stop the start and name the variable', requires(pgliteProject), () => {
     it('prod without DATABASE_URL', async () => {
       const proc = spawnService({ PROFILE: 'prod', RADAR_ADMIN_PASSWORD: 'secret1' });
-      expect(await exitCode(proc, 20)).not.toBe(0);
+      expect(await exitCode(proc, 60)).not.toBe(0);
       expect(proc.stderr()).toMatch(/^\s*DATABASE_URL: required in the prod profile/m);
       expect(proc.stdout()).not.toMatch(BANNER);
-    }, 30_000);
+    }, 90_000);
 
     it('a wrong keystore password or a missing keystore (prod), before the database is touched', async () => {
       const base = { PROFILE: 'prod', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x', RADAR_ADMIN_PASSWORD: 'secret1', BOOT_WAIT_SECONDS: '30', MANAGEMENTPORTAL_MAIL_FROM: 'portal@example.org' };
@@ -87,20 +87,20 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
       expect(wrong.stderr()).toMatch(/MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD: wrong password for keystore/);
       expect(await exitCode(missing, 20)).toBe(1);
       expect(missing.stderr()).toMatch(/MANAGEMENTPORTAL_OAUTH_KEY_STORE: keystore file not found: \/nonexistent\/keystore\.p12/);
-    }, 30_000);
+    }, 90_000);
 
     it('a PORT that is not a number', async () => {
       const proc = spawnService({ PROFILE: 'dev', PORT: 'abc' });
-      expect(await exitCode(proc, 20)).not.toBe(0);
+      expect(await exitCode(proc, 60)).not.toBe(0);
       expect(proc.stderr()).toMatch(/^\s*PORT: must be an integer, got "abc"/m);
-    }, 30_000);
+    }, 90_000);
 
     it('prod without RADAR_ADMIN_PASSWORD', async () => {
       const proc = spawnService({ PROFILE: 'prod', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' });
-      expect(await exitCode(proc, 20)).not.toBe(0);
+      expect(await exitCode(proc, 60)).not.toBe(0);
       expect(proc.stderr()).toMatch(/^\s*RADAR_ADMIN_PASSWORD: required in the prod profile/m);
       expect(proc.stderr()).not.toContain('DATABASE_URL');
-    }, 30_000);
+    }, 90_000);
 
     it('an unreachable database fails after BOOT_WAIT_SECONDS', async () => {
       const begun = Date.now();
@@ -108,14 +108,14 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
         PROFILE: 'prod', DATABASE_URL: 'postgres://postgres:pw-not-shown@127.0.0.1:1/x', BOOT_WAIT_SECONDS: '1', RADAR_ADMIN_PASSWORD: 'secret1',
         MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, MANAGEMENTPORTAL_MAIL_FROM: 'portal@example.org',
       });
-      expect(await exitCode(proc, 20)).not.toBe(0);
+      expect(await exitCode(proc, 60)).not.toBe(0);
       expect(Date.now() - begun).toBeLessThan(15_000);
       expect(proc.stderr()).toMatch(/Cannot connect to PostgreSQL .* after 1 s \(BOOT_WAIT_SECONDS\)/);
       expect(proc.stderr() + proc.stdout()).not.toContain('pw-not-shown');
-    }, 30_000);
+    }, 90_000);
   });
 
-  describe.runIf(onPostgres)('prod profile on PostgreSQL', () => {
+  describe('prod profile on PostgreSQL', requires(postgresProject), () => {
     it('two processes starting together on a fresh database both become healthy; migrations run once', async () => {
       const { default: postgres } = await import('postgres');
       const adminUrl = process.env.TEST_DATABASE_URL!;
@@ -152,7 +152,7 @@ describe.skipIf(!built)(built ? 'dist/main.js' : 'dist/main.js: SKIPPED, dist/ma
         }
 
         for (const proc of procs) proc.child.kill('SIGTERM');
-        for (const proc of procs) expect(await exitCode(proc, 10)).toBe(0);
+        for (const proc of procs) expect(await exitCode(proc, 60)).toBe(0);
       } finally {
         await killServices();
         await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -26,9 +26,8 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
-import { built, killServices, spawnService, started, TEST_KEYSTORE } from '../helpers/service-process.js';
-
-const onPostgres = process.env.TEST_DB === 'postgres';
+import { killServices, spawnService, started, TEST_KEYSTORE, builtService } from '../helpers/service-process.js';
+import { postgresProject, requires } from '../helpers/requires.js';
 
 const ATTACKERS = 50;
 const ATTEMPTS = 10;
@@ -75,7 +74,7 @@ function count(t: Tally, res: Answer, acceptedStatus: number, refusedBody: (body
   } else t.other.push(`${res.status} ${res.body}`);
 }
 
-describe.runIf(onPostgres && built)('brute force from 50 loopback addresses', () => {
+describe('brute force from 50 loopback addresses', requires(postgresProject, builtService), () => {
   let admin: Sql;
   let name: string;
   let base: string;

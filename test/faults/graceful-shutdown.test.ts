@@ -13,16 +13,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
 import { startFcmStub, type FcmStub } from '../helpers/fcm-stub.js';
-import { clusterAvailable, createCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
-import { built, halfSent, killServices, spawnService, started, TEST_KEYSTORE, waitFor } from '../helpers/service-process.js';
+import { createCluster, type PostgresCluster, privateCluster } from '../helpers/postgres-cluster.js';
+import { halfSent, killServices, spawnService, started, TEST_KEYSTORE, waitFor, builtService } from '../helpers/service-process.js';
+import { postgresProject, requires } from '../helpers/requires.js';
 
-const onPostgres = process.env.TEST_DB === 'postgres';
 const IN_FLIGHT = 40;
 const BACKLOG = 2000;
 const BATCH = 50;
 const SHUTDOWN_TIMEOUT_SECONDS = 10;
 
-describe.runIf(onPostgres && built && clusterAvailable)('graceful shutdown under load (private cluster)', () => {
+describe('graceful shutdown under load (private cluster)', requires(postgresProject, builtService, privateCluster), () => {
   let cluster: PostgresCluster;
   let stub: FcmStub;
   let sql: Sql;

@@ -14,10 +14,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
 import { startFcmStub, type FcmStub } from '../helpers/fcm-stub.js';
-import { clusterAvailable, createCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
-import { built, killServices, spawnService, started, TEST_KEYSTORE, waitFor, type ServiceProcess } from '../helpers/service-process.js';
+import { createCluster, type PostgresCluster, privateCluster } from '../helpers/postgres-cluster.js';
+import { killServices, spawnService, started, TEST_KEYSTORE, waitFor, type ServiceProcess, builtService } from '../helpers/service-process.js';
+import { postgresProject, requires } from '../helpers/requires.js';
 
-const onPostgres = process.env.TEST_DB === 'postgres';
 /** No request may take longer than this, outage or not: connect_timeout (10 s) + reconnect backoff (≤ 1 s) + slack for a loaded machine. */
 const REQUEST_BOUND_MS = 20_000;
 const OUTAGE_MS = 5_000;
@@ -46,7 +46,7 @@ async function answer(url: string, init: RequestInit): Promise<{ status: number;
 
 const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-describe.runIf(onPostgres && built && clusterAvailable)('PostgreSQL restart under load (private cluster)', () => {
+describe('PostgreSQL restart under load (private cluster)', requires(postgresProject, builtService, privateCluster), () => {
   let cluster: PostgresCluster;
   let stub: FcmStub;
   let proc: ServiceProcess;

@@ -4,7 +4,7 @@
  * cookies never mix). Pages fail fast (5 s) instead of waiting for the test's timeout.
  */
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, signIn, startUiApp, type UiTestApp } from './browser.js';
+import { BROWSER_WAIT_MS, launchBrowser, signIn, startUiApp, type UiTestApp } from './browser.js';
 import { managementClient } from './management-api.js';
 
 export interface AdminPages {
@@ -27,7 +27,7 @@ export async function startAdminPages(env: Record<string, string> = {}): Promise
   const browser = await launchBrowser();
   async function newPage(): Promise<Page> {
     const page = await (await browser.newContext()).newPage();
-    page.setDefaultTimeout(5000);
+    page.setDefaultTimeout(BROWSER_WAIT_MS);
     return page;
   }
   return {

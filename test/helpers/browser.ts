@@ -7,12 +7,19 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildTestApp, type TestApp } from './build-test-app.js';
+import type { Need } from './requires.js';
 import type { BuildOptions } from '../../src/app.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Without Chromium the browser tests are skipped locally; CI (CI=true) installs it, so there they fail instead. */
 export const browserAvailable = existsSync(CHROMIUM) || process.env.CI === 'true';
+export const chromiumInstalled: Need = [browserAvailable, `no Chromium at ${CHROMIUM} (apt-get install chromium)`];
 const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
+/**
+ * How long a page may take to show what a test waits for. Every wait ends on its event; the
+ * budget only bounds a failure: Swagger UI took 29 s to render at load 12 on 2 cores.
+ */
+export const BROWSER_WAIT_MS = 60_000;
 
 /** JavaScript-disabled runs: `browser.newContext({ javaScriptEnabled: false })`. */
 export function launchBrowser(): Promise<Browser> {

@@ -8,13 +8,15 @@ import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp, type BuildOptions } from '../../src/app.js';
+import type { Need } from './requires.js';
 
 export const onPostgres = () => process.env.TEST_DB === 'postgres';
 /**
- * The fault tests (30 s outages) run once per `npm test`: on PostgreSQL when the run has it
+ * The fault tests (outages of 10 s, 30 s in `npm run test:slow`) run once per `npm test`: on PostgreSQL when the run has it
  * (TEST_DATABASE_URL, as in CI), else on PGlite.
  */
 export const onFaultDatabase = () => process.env.TEST_DB === (process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite');
+export const faultDatabase: Need = [onFaultDatabase(), 'fault tests run on one database a run (PostgreSQL when it has one)'];
 
 /** A database for one test file: the settings that select it and a cleanup. */
 export async function testDatabase(): Promise<{ env: Record<string, string>; pgliteDataDir?: Blob; drop(): Promise<void> }> {

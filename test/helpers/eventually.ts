@@ -1,5 +1,5 @@
 /** Retries `check` until it passes or `timeoutMs` is over (for what happens in the background). */
-export async function until(check: () => void | Promise<void>, timeoutMs = 8000): Promise<void> {
+export async function until(check: () => void | Promise<void>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {

@@ -8,6 +8,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Need } from './requires.js';
 
 const BIN_ROOT = '/usr/lib/postgresql';
 
@@ -27,6 +28,7 @@ const asRoot = process.getuid?.() === 0;
  * and CI fails them with `createCluster`'s message naming the package instead of skipping silently.
  */
 export const clusterAvailable = bin !== undefined || process.env.CI === 'true';
+export const privateCluster: Need = [clusterAvailable, 'no PostgreSQL server binaries for a private cluster (apt-get install postgresql)'];
 
 export interface PostgresCluster {
   port: number;

@@ -7,9 +7,11 @@ import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Need } from './requires.js';
 
 export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 export const built = existsSync(MAIN);
+export const builtService: Need = [built, 'dist/main.js is missing (npm run build)'];
 export const TEST_KEYSTORE = fileURLToPath(new URL('../fixtures/keystores/keytool-ec.p12', import.meta.url));
 
 /** The one-line start-up banner; group 4 is the base URL. */

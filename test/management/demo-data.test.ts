@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asc, eq, sql } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
-import { buildTestApp, onPostgres, type TestApp } from '../helpers/build-test-app.js';
+import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { managementClient } from '../helpers/management-api.js';
 import { buildApp } from '../../src/app.js';
 import { seedManagementDemoData } from '../../src/management/demo-data.js';
@@ -14,6 +14,7 @@ import {
   groups, organizations, projects, projectSourceTypes, roles, roleUsers, sourceData, sources, sourceTypes, subjects, users,
 } from '../../src/management/schema.js';
 import { executedRows, type Database } from '../../src/platform/database.js';
+import { postgresProject, requires } from '../helpers/requires.js';
 
 let t: TestApp;
 let db: Database;
@@ -207,7 +208,7 @@ describe('demo data', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it.runIf(onPostgres())('a second app started on the same PostgreSQL database changes nothing', async () => {
+  it('a second app started on the same PostgreSQL database changes nothing', requires(postgresProject), async () => {
     const before = await snapshot();
     const second = await buildApp(t.config, { logger: false, demoData: true });
     try {

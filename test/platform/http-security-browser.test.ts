@@ -6,8 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailable, launchBrowser, signIn, startUiApp, type UiTestApp } from '../helpers/browser.js';
+import { BROWSER_WAIT_MS, browserAvailable, launchBrowser, signIn, startUiApp, type UiTestApp, chromiumInstalled } from '../helpers/browser.js';
 import { upsertClient } from '../../src/management/oauth/clients/queries.js';
+import { requires } from '../helpers/requires.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 let t: UiTestApp;
@@ -32,7 +33,7 @@ afterAll(async () => {
 /** A new page that records every CSP violation the browser reports. */
 async function watchedPage(): Promise<{ page: Page; violations: string[] }> {
   const page = await (await browser.newContext()).newPage();
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(BROWSER_WAIT_MS);
   const violations: string[] = [];
   page.on('console', (message) => {
     if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
@@ -40,7 +41,7 @@ async function watchedPage(): Promise<{ page: Page; violations: string[] }> {
   return { page, violations };
 }
 
-describe.runIf(browserAvailable)('the Content-Security-Policies in Chromium', () => {
+describe('the Content-Security-Policies in Chromium', requires(chromiumInstalled), () => {
   it('Swagger UI renders the document and its operations', async () => {
     const { page, violations } = await watchedPage();
     await page.goto(`${t.origin}/swagger-ui/`);

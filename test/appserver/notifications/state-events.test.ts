@@ -1,8 +1,9 @@
+import { until } from '../../helpers/eventually.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appserverEvents, type MessageStateChange } from '../../../src/appserver/events.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import {
-  aDataMessage, aNotification, aProject, aStoredNotification, aSubject, call, errorBody, eventually, expectStatus, messagingPath, unique, type Subject,
+  aDataMessage, aNotification, aProject, aStoredNotification, aSubject, call, errorBody, expectStatus, messagingPath, unique, type Subject,
 } from '../../fixtures/appserver.js';
 
 let t: TestApp;
@@ -155,21 +156,21 @@ describe('listeners (app.events "message.state")', () => {
       const s = await aSubject(t.app);
       const owner = { kind: 'notification', projectId: s.projectId, subjectId: s.subjectId };
       const n = await aStoredNotification(t.app, s);
-      await eventually(() => expect(mine(seen, s)).toEqual([
+      await until(() => expect(mine(seen, s)).toEqual([
         { ...owner, messageId: n.id, state: 'ADDED', time: expect.any(Date), associatedInfo: null },
         { ...owner, messageId: n.id, state: 'SCHEDULED', time: expect.any(Date), associatedInfo: null },
       ]));
       seen.length = 0;
       expectStatus(await call(t.app, 'PUT', messagingPath(s), aNotification({ id: n.id, sourceId: n.sourceId, title: 'Changed' })), 200);
-      await eventually(() => expect(mine(seen, s)).toEqual([{ ...owner, messageId: n.id, state: 'UPDATED', time: expect.any(Date), associatedInfo: null }]));
+      await until(() => expect(mine(seen, s)).toEqual([{ ...owner, messageId: n.id, state: 'UPDATED', time: expect.any(Date), associatedInfo: null }]));
       seen.length = 0;
       expectStatus(await postEvent(s, n.id, { state: 'OPENED', time: '2030-06-29T15:30:00Z', associatedInfo: '{"source":"tap"}' }), 200);
-      await eventually(() => expect(mine(seen, s)).toEqual([
+      await until(() => expect(mine(seen, s)).toEqual([
         { ...owner, messageId: n.id, state: 'OPENED', time: new Date('2030-06-29T15:30:00Z'), associatedInfo: { source: 'tap' } },
       ]));
       seen.length = 0;
       expectStatus(await call(t.app, 'DELETE', `${messagingPath(s)}/${n.id}`), 200);
-      await eventually(() => expect(mine(seen, s)).toEqual([{ ...owner, messageId: n.id, state: 'CANCELLED', time: expect.any(Date), associatedInfo: null }]));
+      await until(() => expect(mine(seen, s)).toEqual([{ ...owner, messageId: n.id, state: 'CANCELLED', time: expect.any(Date), associatedInfo: null }]));
     });
   });
 
@@ -177,9 +178,9 @@ describe('listeners (app.events "message.state")', () => {
     await recording(async (seen) => {
       const s = await aSubject(t.app);
       const n = await aStoredNotification(t.app, s, {}, '?schedule=false');
-      await eventually(() => expect(mine(seen, s).map((e) => [e.messageId, e.state])).toEqual([[n.id, 'ADDED']]));
+      await until(() => expect(mine(seen, s).map((e) => [e.messageId, e.state])).toEqual([[n.id, 'ADDED']]));
       expectStatus(await call(t.app, 'POST', `${messagingPath(s)}/schedule`), 200);
-      await eventually(() => expect(mine(seen, s).map((e) => [e.messageId, e.state])).toEqual([[n.id, 'ADDED'], [n.id, 'SCHEDULED']]));
+      await until(() => expect(mine(seen, s).map((e) => [e.messageId, e.state])).toEqual([[n.id, 'ADDED'], [n.id, 'SCHEDULED']]));
     });
   });
 
@@ -189,12 +190,12 @@ describe('listeners (app.events "message.state")', () => {
       const a = await aStoredNotification(t.app, s);
       const b = await aStoredNotification(t.app, s);
       expectStatus(await call(t.app, 'POST', messagingPath(s), aNotification({ sourceId: a.sourceId, title: 'Third' })), 201);
-      await eventually(() => expect(mine(seen, s)).toHaveLength(6));
+      await until(() => expect(mine(seen, s)).toHaveLength(6));
       seen.length = 0;
       expectStatus(await postEvent(s, a.id, { state: 'FOO' }), 400);
       expectStatus(await call(t.app, 'POST', messagingPath(s), aNotification({ sourceId: a.sourceId })), 409);
       expectStatus(await call(t.app, 'DELETE', `${messagingPath(s)}/all`), 200);
-      await eventually(() => expect(mine(seen, s).map((e) => e.state)).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED']));
+      await until(() => expect(mine(seen, s).map((e) => e.state)).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED']));
       expect(mine(seen, s).map((e) => e.messageId)).toEqual(expect.arrayContaining([a.id, b.id]));
     });
   });
@@ -204,10 +205,10 @@ describe('listeners (app.events "message.state")', () => {
       const s = await aSubject(t.app);
       const a = await aStoredNotification(t.app, s);
       const b = await aStoredNotification(t.app, s);
-      await eventually(() => expect(mine(seen, s)).toHaveLength(4));
+      await until(() => expect(mine(seen, s)).toHaveLength(4));
       seen.length = 0;
       expectStatus(await call(t.app, 'DELETE', `/projects/${s.projectId}/users/${s.subjectId}`), 200);
-      await eventually(() => expect(mine(seen, s).map((e) => [e.messageId, e.state]).sort()).toEqual([[a.id, 'CANCELLED'], [b.id, 'CANCELLED']].sort()));
+      await until(() => expect(mine(seen, s).map((e) => [e.messageId, e.state]).sort()).toEqual([[a.id, 'CANCELLED'], [b.id, 'CANCELLED']].sort()));
     });
   });
 
@@ -216,7 +217,7 @@ describe('listeners (app.events "message.state")', () => {
       const projectId = await aProject(t.app);
       const s = await aSubject(t.app, { projectId });
       const d = expectStatus(await call(t.app, 'POST', messagingPath(s, 'data'), aDataMessage()), 201);
-      await eventually(() => expect(mine(seen, s).map((e) => [e.kind, e.messageId, e.state])).toEqual([['data', d.id, 'ADDED'], ['data', d.id, 'SCHEDULED']]));
+      await until(() => expect(mine(seen, s).map((e) => [e.kind, e.messageId, e.state])).toEqual([['data', d.id, 'ADDED'], ['data', d.id, 'SCHEDULED']]));
     });
   });
 });

@@ -7,9 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from 'postgres';
 import { startFcmStub, type FcmStub } from '../../helpers/fcm-stub.js';
-import { built, killServices, spawnService, started, TEST_KEYSTORE, waitFor } from '../../helpers/service-process.js';
-
-const onPostgres = process.env.TEST_DB === 'postgres';
+import { killServices, spawnService, started, TEST_KEYSTORE, waitFor, builtService } from '../../helpers/service-process.js';
+import { postgresProject, requires } from '../../helpers/requires.js';
 
 /** The prod profile with the management domain's requirements (a keystore and an admin password). */
 const startService = (env: Record<string, string>) => spawnService({
@@ -42,7 +41,7 @@ function receipts(stub: FcmStub): Map<string, number> {
   return seen;
 }
 
-describe.runIf(onPostgres && built)('scheduler on PostgreSQL with several processes', () => {
+describe('scheduler on PostgreSQL with several processes', requires(postgresProject, builtService), () => {
   let stub: FcmStub;
   let sql: Sql;
   let admin: Sql;

@@ -47,7 +47,7 @@ describe('generated notifications on the scheduler path', () => {
     const s = await aSubjectWithProtocol(t.app, source, protocol, 7);
     // The first task's notification (its reminder, half an hour later, shares the protocol's title).
     const now = (await storedNotifications(t.app, s.user.id)).find((m) => m.title === 'PHQ8 time')!;
-    await until(() => expect(stub.received.filter((r) => r.message.token === s.user.fcmToken)).toHaveLength(1), 10_000);
+    await until(() => expect(stub.received.filter((r) => r.message.token === s.user.fcmToken)).toHaveLength(1));
     const [received] = stub.received.filter((r) => r.message.token === s.user.fcmToken);
     expect(received!.message).toMatchObject({ notification: { title: 'PHQ8 time', body: 'Two minutes, please' } });
     expect(received!.at).toBeGreaterThanOrEqual(now.scheduledTime.getTime());
@@ -64,7 +64,7 @@ describe('generated notifications on the scheduler path', () => {
       email: { enabled: true, title: { en: 'Your ESM questionnaire' }, text: { en: 'Please open the app to answer.' } },
     });
     const s = await aSubjectWithProtocol(t.app, source, protocol, 7, { email });
-    await until(() => expect(smtp.mails.filter((m) => m.to.includes(email))).toHaveLength(1), 10_000);
+    await until(() => expect(smtp.mails.filter((m) => m.to.includes(email))).toHaveLength(1));
     expect(smtp.mails.find((m) => m.to.includes(email))).toMatchObject({ from: 'study@example.org', subject: 'Your ESM questionnaire', text: 'Please open the app to answer.' });
     expect(stub.received.filter((r) => r.message.token === s.user.fcmToken)).toHaveLength(1);
   });

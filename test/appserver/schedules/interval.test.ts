@@ -19,6 +19,7 @@ import { aProject, aSubject, call, expectStatus } from '../../fixtures/appserver
 import { aProtocol } from '../../fixtures/protocols.js';
 import { fixedProtocols, type FixedProtocols } from '../../fixtures/protocol-source.js';
 import { database, getTasks, schedulePath, storedNotifications, storedTasks } from './helpers.js';
+import { postgresProject, requires } from '../../helpers/requires.js';
 
 const HOUR = 3_600_000;
 let source: FixedProtocols;
@@ -151,7 +152,7 @@ describe('restart', () => {
   });
 });
 
-describe.runIf(onPostgres())('two instances on one PostgreSQL', () => {
+describe('two instances on one PostgreSQL', requires(postgresProject), () => {
   it('share one interval run, and serialise one user\'s generations', async () => {
     const users = await subjects(4);
     const other = await start();

@@ -34,7 +34,7 @@ async function executed(s: Subject, overrides: Record<string, unknown>) {
   await until(async () => {
     const events = expectStatus(await call(t.app, 'GET', `${messagingPath(s)}/${n.id}/state_events`), 200) as { state: string }[];
     expect(events.map((e) => e.state)).toContain('EXECUTED');
-  }, 5000);
+  });
   return n;
 }
 

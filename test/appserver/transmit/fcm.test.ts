@@ -3,13 +3,14 @@
  * message shapes, state events, TTL rules, token errors and retries. The scheduler ticks every
  * 20 ms; tests poll with deadlines.
  */
+import { until } from '../../helpers/eventually.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appserverEvents, type MessageStateChange } from '../../../src/appserver/events.js';
 import { listStateEvents } from '../../../src/appserver/messages/queries.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { startFcmStub, type FcmStub, type Received } from '../../helpers/fcm-stub.js';
 import {
-  aDataMessage, aNotification, aSubject, call, eventually, expectStatus, messagingPath, type Subject,
+  aDataMessage, aNotification, aSubject, call, expectStatus, messagingPath, type Subject,
 } from '../../fixtures/appserver.js';
 
 let stub: FcmStub;
@@ -98,7 +99,7 @@ describe('a notification due now', () => {
       },
     });
     // A listener hears SCHEDULED (from the add) and EXECUTED (from the scheduler).
-    await eventually(() => {
+    await until(() => {
       expect(heard.filter((e) => e.messageId === n.id).map((e) => e.state)).toEqual(['ADDED', 'SCHEDULED', 'EXECUTED']);
     });
     expect(heard.find((e) => e.messageId === n.id && e.state === 'EXECUTED')).toMatchObject({

@@ -8,10 +8,11 @@ import pino from 'pino';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { ensureBuiltInAccounts } from '../../../src/management/account/admin-account.js';
-import { buildTestApp, onPostgres, testDatabase, type TestApp } from '../../helpers/build-test-app.js';
+import { buildTestApp, testDatabase, type TestApp } from '../../helpers/build-test-app.js';
 import { managementClient } from '../../helpers/management-api.js';
 import { TEST_KEYSTORE } from '../../helpers/service-process.js';
-import { browserAvailable, launchBrowser, screenshot, signIn } from '../../helpers/browser.js';
+import { launchBrowser, screenshot, signIn, chromiumInstalled } from '../../helpers/browser.js';
+import { postgresProject, requires } from '../../helpers/requires.js';
 
 const silent = pino({ level: 'silent' });
 const changePassword = async (app: TestApp['app'], current: string, next: string) => {
@@ -44,7 +45,7 @@ describe('the admin password setting across starts', () => {
   });
 });
 
-describe.skipIf(!onPostgres() || !browserAvailable)('a restart of the prod profile on PostgreSQL', () => {
+describe('a restart of the prod profile on PostgreSQL', requires(postgresProject, chromiumInstalled), () => {
   it('keeps the password the admin changed in the UI', async () => {
     const database = await testDatabase();
     const env = {

@@ -76,7 +76,7 @@ async function auditedFor(principal: string) {
       const rows = await read();
       if (rows.length === 0) throw new Error('not written yet');
       return rows;
-    }, { timeout: 2000, interval: 20 });
+    }, { timeout: 30_000, interval: 20 });
   } catch {
     return read();
   }

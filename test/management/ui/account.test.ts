@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { eq } from 'drizzle-orm';
-import { browserAvailable, screenshot, signIn } from '../../helpers/browser.js';
+import { screenshot, signIn, chromiumInstalled } from '../../helpers/browser.js';
 import { startAdminPages, type AdminPages } from '../../helpers/admin-pages.js';
 import { unique } from '../../helpers/management-api.js';
 import { startSmtpServer, type SmtpStub } from '../../helpers/smtp.js';
@@ -16,10 +16,11 @@ import { mimeParts } from '../../helpers/account-mail.js';
 import { aProjectIn, mainOrganization } from '../../fixtures/management.js';
 import { users } from '../../../src/management/schema.js';
 import { allApproved, rememberDecision } from '../../../src/management/oauth/authorize/approvals.js';
+import { requires } from '../../helpers/requires.js';
 
 const plainText = (raw: string) => mimeParts(raw).find((p) => p.type === 'text/plain')?.body ?? '';
 
-describe.skipIf(!browserAvailable)('admin UI: account pages', () => {
+describe('admin UI: account pages', requires(chromiumInstalled), () => {
   let ui: AdminPages;
   let t: AdminPages['t'];
   let api: AdminPages['api'];

@@ -1,10 +1,11 @@
 /** `/audits` in headless Chromium: the events of a date range, as `GET /management/audits` counts them. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { browserAvailable, screenshot } from '../../helpers/browser.js';
+import { screenshot, chromiumInstalled } from '../../helpers/browser.js';
 import { startAdminPages, type AdminPages } from '../../helpers/admin-pages.js';
+import { requires } from '../../helpers/requires.js';
 
-describe.skipIf(!browserAvailable)('admin UI: audits', () => {
+describe('admin UI: audits', requires(chromiumInstalled), () => {
   let ui: AdminPages;
   let page: Page;
 

@@ -6,12 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { browserAvailable, launchBrowser, screenshot, signIn, startUiApp, type UiTestApp } from '../../helpers/browser.js';
+import { launchBrowser, screenshot, signIn, startUiApp, type UiTestApp, chromiumInstalled } from '../../helpers/browser.js';
 import { startFcmStub, type FcmStub } from '../../helpers/fcm-stub.js';
-import { aProject as anAppserverProject, aSubject, eventually, unique, type Subject } from '../../fixtures/appserver.js';
+import { until } from '../../helpers/eventually.js';
+import { aProject as anAppserverProject, aSubject, unique, type Subject } from '../../fixtures/appserver.js';
 import { aProject } from '../../fixtures/management.js';
 import { managementClient } from '../../helpers/management-api.js';
 import { csrfOf, uiClient } from '../../helpers/ui-client.js';
+import { requires } from '../../helpers/requires.js';
 
 let stub: FcmStub;
 let t: UiTestApp;
@@ -29,7 +31,7 @@ afterAll(async () => {
   await stub?.close();
 });
 
-describe.skipIf(!browserAvailable)('notification pages in the browser', () => {
+describe('notification pages in the browser', requires(chromiumInstalled), () => {
   let browser: Browser;
   beforeAll(async () => { browser = await launchBrowser(); });
   afterAll(async () => browser?.close());
@@ -50,15 +52,15 @@ describe.skipIf(!browserAvailable)('notification pages in the browser', () => {
     await page.getByRole('button', { name: 'Send test notification' }).click();
     await page.getByRole('status').waitFor();
 
-    await eventually(() => {
+    await until(() => {
       const sent = stub.received.find((r) => (r.message.notification as { title?: string } | undefined)?.title === title);
       expect(sent?.message.token).toBe(subject.user.fcmToken);
-    }, 10_000);
+    });
     // The page shows it with its state history, as the API names the states.
     await expect.poll(async () => {
       await page.reload();
       return page.getByRole('row').filter({ hasText: title }).textContent();
-    }, { timeout: 10_000 }).toMatch(/EXECUTED|DELIVERED|SENT/);
+    }, { timeout: 30_000 }).toMatch(/EXECUTED|DELIVERED|SENT/);
     const row = page.getByRole('row').filter({ hasText: title });
     await row.getByText('State history').click();
     const history = await row.getByRole('listitem').allTextContents();

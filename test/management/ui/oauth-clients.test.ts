@@ -5,11 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { browserAvailable, screenshot, signIn } from '../../helpers/browser.js';
+import { BROWSER_WAIT_MS, chromiumInstalled, screenshot, signIn } from '../../helpers/browser.js';
 import { startAdminPages, type AdminPages } from '../../helpers/admin-pages.js';
 import { basic, unique } from '../../helpers/management-api.js';
+import { requires } from '../../helpers/requires.js';
 
-describe.skipIf(!browserAvailable)('admin UI: OAuth clients', () => {
+describe('admin UI: OAuth clients', requires(chromiumInstalled), () => {
   let ui: AdminPages;
   let page: Page;
 
@@ -108,7 +109,7 @@ describe.skipIf(!browserAvailable)('admin UI: OAuth clients', () => {
   it('works with JavaScript off: create with a generated secret, then delete', async () => {
     const context = await ui.browser.newContext({ javaScriptEnabled: false });
     const plain = await context.newPage();
-    plain.setDefaultTimeout(5000);
+    plain.setDefaultTimeout(BROWSER_WAIT_MS);
     await plain.goto(`${ui.t.base}/login`);
     await signIn(plain, ui.t.base);
     const clientId = unique('no-js');

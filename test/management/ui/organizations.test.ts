@@ -4,11 +4,12 @@
  * organization admins; a project admin sees only what the API shows it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable, screenshot } from '../../helpers/browser.js';
+import { screenshot, chromiumInstalled } from '../../helpers/browser.js';
 import { startAdminPages, type AdminPages } from '../../helpers/admin-pages.js';
 import { anOrganization, aProjectIn } from '../../fixtures/management.js';
+import { requires } from '../../helpers/requires.js';
 
-describe.skipIf(!browserAvailable)('admin UI: organizations', () => {
+describe('admin UI: organizations', requires(chromiumInstalled), () => {
   let ui: AdminPages;
 
   beforeAll(async () => { ui = await startAdminPages(); });

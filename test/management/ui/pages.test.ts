@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { accessibilityProblems, browserAvailable, launchBrowser, pageWeight, screenshot, signIn, startUiApp, type UiTestApp } from '../../helpers/browser.js';
+import { accessibilityProblems, launchBrowser, pageWeight, screenshot, signIn, startUiApp, type UiTestApp, chromiumInstalled } from '../../helpers/browser.js';
+import { requires } from '../../helpers/requires.js';
 
 /** Signed-in pages: [screenshot name, path under the context path]. */
 const PAGES: [string, string][] = [
@@ -48,7 +49,7 @@ let page: Page;
 const errors: string[] = [];
 let signedIn = false;
 
-describe.skipIf(!browserAvailable)('every admin page', () => {
+describe('every admin page', requires(chromiumInstalled), () => {
   beforeAll(async () => {
     t = await startUiApp({}, { demoData: true });
     browser = await launchBrowser();

@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { browserAvailable, launchBrowser, screenshot, signIn, startUiApp, type UiTestApp } from '../../helpers/browser.js';
+import { browserAvailable, launchBrowser, screenshot, signIn, startUiApp, type UiTestApp, chromiumInstalled } from '../../helpers/browser.js';
 import { managementClient, unique, type Json } from '../../helpers/management-api.js';
 import { aProjectIn, aSubjectIn, mainOrganization } from '../../fixtures/management.js';
+import { requires } from '../../helpers/requires.js';
 
 // jsqr is CommonJS: under NodeNext its default import is the module, whose `default` is the function.
 const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule.default }).default ?? jsQRModule) as typeof jsQRModule.default;
@@ -97,7 +98,7 @@ async function pair(p: Page, externalId: string, name: string): Promise<string> 
   return decoded;
 }
 
-describe.skipIf(!browserAvailable)('project page', () => {
+describe('project page', requires(chromiumInstalled), () => {
   it('shows the tabs and lists subjects with their login, external id and status; each tab has a screenshot', async () => {
     const res = await page.goto(`${t.base}/projects/radar`);
     expect(res!.status()).toBe(200);

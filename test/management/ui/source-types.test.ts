@@ -1,11 +1,12 @@
 /** `/source-types` in headless Chromium: every source type the API lists, with its source data. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { browserAvailable, screenshot } from '../../helpers/browser.js';
+import { screenshot, chromiumInstalled } from '../../helpers/browser.js';
 import { startAdminPages, type AdminPages } from '../../helpers/admin-pages.js';
 import { unique } from '../../helpers/management-api.js';
+import { requires } from '../../helpers/requires.js';
 
-describe.skipIf(!browserAvailable)('admin UI: source types', () => {
+describe('admin UI: source types', requires(chromiumInstalled), () => {
   let ui: AdminPages;
   let page: Page;
 

@@ -5,15 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { browserAvailable, screenshot } from '../../helpers/browser.js';
+import { screenshot, chromiumInstalled } from '../../helpers/browser.js';
 import { startAdminPages, type AdminPages } from '../../helpers/admin-pages.js';
 import { unique } from '../../helpers/management-api.js';
 import { startSmtpServer, type SmtpStub } from '../../helpers/smtp.js';
 import { until } from '../../helpers/eventually.js';
 import { mimeParts } from '../../helpers/account-mail.js';
 import { aProjectIn, mainOrganization } from '../../fixtures/management.js';
+import { requires } from '../../helpers/requires.js';
 
-describe.skipIf(!browserAvailable)('admin UI: users', () => {
+describe('admin UI: users', requires(chromiumInstalled), () => {
   let ui: AdminPages;
   let smtp: SmtpStub;
   let page: Page;
