@@ -2,7 +2,7 @@
  * buildApp(config): the whole service as one Fastify instance. Platform plugins first, then the
  * two domains under their context paths. `main.ts` and the tests use this same wiring.
  */
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fastifyTrustProxy, type Config } from './config.js';
@@ -28,8 +28,11 @@ export interface BuildOptions {
   pgliteDataDir?: Blob;
   /** Load the dev profile's demo data (default: when the profile is dev). */
   demoData?: boolean;
-  /** Told about every route as it is added (tests use it to check the OpenAPI document). */
-  onRoute?: (route: { method: string | string[]; url: string; schema?: { hide?: boolean } }) => void;
+  /**
+   * Told about every route as it is added (tests check the route table against the OpenAPI
+   * document; the fuzzer adds a route-level hook that counts the requests each route answered).
+   */
+  onRoute?: (route: RouteOptions) => void;
   /** Where the app server's schedule generation gets protocols (tests pass fixed ones). */
   protocolSource?: ProtocolSource;
   /** The management domain's clock, epoch milliseconds (tests move it instead of sleeping). */

@@ -2,36 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { documentCoverage, routeTable } from '../helpers/route-table.js';
 
 let t: TestApp;
-const served: { method: string; path: string }[] = [];
+const table = routeTable();
 beforeAll(async () => {
-  t = await buildTestApp({}, {
-    onRoute: (route) => {
-      for (const method of [route.method].flat()) served.push({ method: method.toLowerCase(), path: route.url.replace(/:(\w+)/g, '{$1}') });
-    },
-  });
+  t = await buildTestApp({}, { onRoute: table.onRoute });
 });
 afterAll(async () => { await t.close(); });
-
-/**
- * The routes the service answers that are not API operations, each with why. Anything else the
- * route table holds must be in the document (a `hide: true` schema does not excuse a route).
- */
-const NOT_API: readonly { route: RegExp; reason: string }[] = [
-  { route: /^head /, reason: 'HEAD: Fastify answers it for every GET, documented by its GET' },
-  { route: /^options /, reason: 'CORS preflights of the app server (the reference\'s @CrossOrigin), no operation' },
-  { route: /^get \/v3\/api-docs(\.yaml)?$/, reason: 'the OpenAPI document itself' },
-  { route: /^get \/swagger-ui(\/.*)?$/, reason: 'Swagger UI pages and assets' },
-  { route: /^get \/java-docs\/(\*)?$/, reason: 'the code documentation (static TypeDoc HTML)' },
-  { route: /^get \/managementportal\/content\//, reason: 'static files of the admin UI (logos, styles)' },
-  { route: /^get \/managementportal\/oauth\/token$/, reason: 'answers only 405 method_not_allowed (the reference\'s body for a GET to the token endpoint)' },
-  {
-    route: /^(get|post) \/managementportal(\/(login|logout|notifications|oauth-clients|account|activate|organizations|source-types|audits|users|projects)(\/.*)?)?$/,
-    reason: 'admin UI pages (HTML forms under the context path, not under /api)',
-  },
-];
-const notApi = (r: { method: string; path: string }) => NOT_API.some(({ route }) => route.test(`${r.method} ${r.path}`));
 
 describe('OpenAPI', () => {
   it('serves one OpenAPI 3 document as JSON and YAML', async () => {
@@ -55,23 +33,22 @@ describe('OpenAPI', () => {
 
   it('documents every route the service answers, but for a named list of pages and assets', async () => {
     const doc = (await t.app.inject('/v3/api-docs')).json();
-    const routes = served.filter((r) => !notApi(r));
-    expect(routes.length).toBeGreaterThan(150);
-    const missing = routes.filter((r) => !doc.paths[r.path]?.[r.method]).map((r) => `${r.method} ${r.path}`);
-    expect(missing).toEqual([]);
+    const coverage = documentCoverage(table.routes, doc);
+    expect(coverage.api.length).toBeGreaterThan(150);
+    expect(coverage.notDocumented, 'routes missing from the document').toEqual([]);
     // Every documented operation is a route (no stale paths), and the API routes are not hidden by the list.
-    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((method) => ({ method, path })));
-    expect(documented.filter((d) => !served.some((r) => r.method === d.method && r.path === d.path))).toEqual([]);
-    expect(documented.filter(notApi)).toEqual([]);
+    expect(coverage.noRoute, 'operations no route serves').toEqual([]);
+    expect(coverage.documentedButExcluded, 'operations on the NOT_IN_DOCUMENT list').toEqual([]);
+    expect(coverage.staleExclusions, 'NOT_IN_DOCUMENT entries that match no route').toEqual([]);
   });
 
   it('documents every route with its response schemas', async () => {
     const doc = (await t.app.inject('/v3/api-docs')).json();
-    const routes = served.filter((r) => !notApi(r));
-    for (const r of routes) {
-      const op = doc.paths[r.path][r.method];
+    for (const key of documentCoverage(table.routes, doc).api) {
+      const [method, path] = key.split(' ');
+      const op = doc.paths[path!][method!.toLowerCase()];
       const success = Object.keys(op.responses ?? {}).filter((s) => s.startsWith('2'));
-      expect(success, `${r.method} ${r.path}`).not.toEqual([]);
+      expect(success, key).not.toEqual([]);
     }
     expect(doc.components.schemas).toHaveProperty('FcmNotificationDto');
     expect(doc.components.schemas).toHaveProperty('ErrorDetails');

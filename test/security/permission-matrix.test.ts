@@ -42,6 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
+import { routeTable } from '../helpers/route-table.js';
 import { appserverClientsFile, securedEnv } from '../helpers/appserver-auth.js';
 import { basic, managementClient, unique, type Json } from '../helpers/management-api.js';
 import { aDataMessage, aNotification, aUserBody } from '../fixtures/appserver.js';
@@ -119,6 +120,8 @@ const letter = (status: number, ok: readonly number[] = []) =>
 // ─── Principals, fixtures, calls ──────────────────────────────────────────────────────────────
 
 let t: TestApp;
+/** The app's route table, HEAD and OPTIONS left out (`METHOD /url`). */
+const table = routeTable();
 const routes: string[] = [];
 const tokens = {} as Record<Exclude<Who, 'clientWith' | 'clientWithout' | 'none'>, string>;
 const logins = {} as Record<User, string>;
@@ -582,8 +585,9 @@ beforeAll(async () => {
   }
   t = await buildTestApp(securedEnv({ MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: clients, MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, GITHUB_API_URL: 'http://127.0.0.1:9' }), {
     demoData: true,
-    onRoute: (route) => { for (const method of [route.method].flat()) if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${route.url}`); },
+    onRoute: table.onRoute,
   });
+  routes.push(...table.routes.filter((key) => !/^(HEAD|OPTIONS) /.test(key)));
   const mp = managementClient(t.app);
   await setPassword(db(), 'sub-1', 'Participant1');
   await setPassword(db(), 'sub-2', 'Participant1');

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
+import { routeTable } from '../../helpers/route-table.js';
 import { APP_SCOPES, appserverClientsFile, callAs, securedEnv } from '../../helpers/appserver-auth.js';
 import { basic, managementClient } from '../../helpers/management-api.js';
 import { DEFAULT_REPO, startGithubStub, type GithubStub } from '../../helpers/github-stub.js';
@@ -36,7 +37,7 @@ const ALL_SCOPES = `${APP_SCOPES},PROJECT.UPDATE`;
 let t: TestApp;
 let github: GithubStub;
 let signing: TokenSigning;
-const routes: string[] = [];
+const table = routeTable();
 
 beforeAll(async () => {
   github = await startGithubStub();
@@ -47,7 +48,7 @@ beforeAll(async () => {
     '',
   ].join('\n'));
   t = await buildTestApp(securedEnv({ MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: clients, MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, GITHUB_API_URL: github.url }), {
-    onRoute: (route) => { for (const method of [route.method].flat()) routes.push(`${method} ${route.url}`); },
+    onRoute: table.onRoute,
   });
   signing = createTokenSigning(await loadKeySet(
     { profile: 'dev', file: KEYSTORE, password: 'radarbase', signingAlias: 'radarbase-managementportal-ec', checkingAliases: [] }, { warn: () => {} },
@@ -100,7 +101,7 @@ async function stateOf(s: Study) {
 describe('project-level writes: a participant cannot rename its project', () => {
   it('the writes whose path names no subject are the creates, the participant\'s own registration and the rename', () => {
     // When a route joins this list, its participant rule must be decided (and tested) here.
-    const writes = routes.filter((r) => /^(POST|PUT|PATCH|DELETE) /.test(r) && !r.includes(':subjectId') && !/ \/(managementportal|actuator)(\/|$)/.test(r));
+    const writes = table.routes.filter((r) => /^(POST|PUT|PATCH|DELETE) /.test(r) && !r.includes(':subjectId') && !/ \/(managementportal|actuator)(\/|$)/.test(r));
     expect(writes.sort()).toEqual([
       'POST /project/:projectId/users', 'POST /projects', 'POST /projects/:projectId', 'POST /projects/:projectId/users', 'PUT /projects/:projectId',
     ]);
