@@ -27,10 +27,12 @@
  * `u` 401, `x` 404, any other status as its number.
  *
  * Writes: a principal the row permits gets a fresh target where a write would change what the next
- * one meets (`fresh`); after every refused call, `watch` (read back as the sys admin) must be as
- * before. Leaks: every 2xx answer to otherPadmin, otherParticipant and clientWithout is searched
- * for A's rows (sub-1's for otherParticipant), and every GET route of both APIs is swept once more
- * with those principals' own names in the path. Run: `npx vitest run test/security/permission-matrix.test.ts`.
+ * one meets (`fresh`); after every refused call, what the call would have written must be as it was:
+ * `watch` (read back as the sys admin), `keeps` (read from the database: a create's table, a user's
+ * schedule) or `after` (a check of the row's own). A write row with none of them fails the table.
+ * Leaks: every 2xx answer to otherPadmin, otherParticipant and clientWithout is searched for A's rows
+ * (sub-1's for otherParticipant), and every GET route of both APIs is swept once more with those
+ * principals' own names in the path. Run: `npx vitest run test/security/permission-matrix.test.ts`.
  *
  * What a permitted call does is tested in the resource files. Routes that answer without a token
  * (OPEN) are left out; the admin pages and the admin endpoints (session, basic auth) are checked
@@ -40,17 +42,24 @@ import { generateKeyPairSync, sign as signBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { routeTable } from '../helpers/route-table.js';
 import { appserverClientsFile, securedEnv } from '../helpers/appserver-auth.js';
 import { basic, managementClient, unique, type Json } from '../helpers/management-api.js';
 import { aDataMessage, aNotification, aUserBody } from '../fixtures/appserver.js';
 import { anOrganization, aParticipant, aProjectIn, setPassword } from '../fixtures/management.js';
+import { fixedProtocols } from '../fixtures/protocol-source.js';
+import { anAssessment, aProtocol } from '../fixtures/protocols.js';
 import { loadKeySet } from '../../src/management/oauth/keystore.js';
 import { createTokenSigning } from '../../src/management/oauth/token-signing.js';
-import { auditEvents, roles, roleUsers, users } from '../../src/management/schema.js';
-import { tasks, users as appUsers } from '../../src/appserver/schema.js';
+import {
+  auditEvents, oauthClients, organizations, projects, roles, roleUsers, sourceData, sources, sourceTypes, subjects, users,
+} from '../../src/management/schema.js';
+import { messages, projects as appProjects, tasks, users as appUsers } from '../../src/appserver/schema.js';
+import { ProtocolsUnavailable } from '../../src/appserver/protocols/service.js';
+import type { ProtocolSource } from '../../src/appserver/schedules/protocol.js';
 
 const KEYSTORE = fileURLToPath(new URL('../fixtures/keystores/keytool-ec.p12', import.meta.url));
 const MP = '/managementportal';
@@ -157,6 +166,8 @@ interface Row {
   freshEach?: boolean;
   /** Read back as the sys admin: unchanged by a refused call. */
   watch?: string | ((f: Fresh) => string);
+  /** Read from the database (where no GET shows what a refused call would write): unchanged by it. */
+  keeps?: (f: Fresh) => Promise<unknown>;
   /** Checks after the call (where a read-back is no plain GET). */
   after?: (f: Fresh, permitted: boolean) => Promise<void>;
   /** Statuses that mean "past the permission check" besides 2xx. */
@@ -234,9 +245,11 @@ async function messagesOf(projectId: string, subjectId: string, userId: number) 
   const [task] = await db().insert(tasks).values({ userId, name: 'PHQ8', type: 'SCHEDULED', timestamp: new Date(Date.now() + 86_400_000), completionWindow: 3_600_000 }).returning();
   return { n: n.id as number, d: d.id as number, task: task!.id };
 }
+/** Whom a new app-server user is for: a new participant of A with its own token in the participant column, else a new subject id. */
+const freshLogin = async (who: Who) => (who === 'participant' ? freshParticipant() : { login: unique('s'), self: undefined });
 /** An app-server user of A with a notification, a data message and a task (a new participant for the participant column). */
 async function freshAppUser(who: Who) {
-  const base = who === 'participant' ? await freshParticipant() : { login: unique('s'), self: undefined };
+  const base = await freshLogin(who);
   const user = await sys('POST', `/projects/radar/users`, aUserBody({ subjectId: base.login }));
   return { ...base, U: `/projects/radar/users/${base.login}`, ...(await messagesOf('radar', base.login, user.id)) };
 }
@@ -271,6 +284,53 @@ const freshClient = async () => sys('POST', '/api/oauth-clients', { clientId: un
 const freshGroup = async () => sys('POST', '/api/projects/radar/groups', { name: unique('g') });
 const typePath = (type: Json) => `/api/source-types/${encodeURIComponent(type.producer)}/${encodeURIComponent(type.model)}/${encodeURIComponent(type.catalogVersion)}`;
 const later = () => new Date(Date.now() + 60_000).toISOString();
+/** An app-server user of A with a notification not yet scheduled (ADDED: a schedule call makes it SCHEDULED). */
+async function freshUnscheduled(who: Who) {
+  const base = await freshLogin(who);
+  const U = `/projects/radar/users/${base.login}`;
+  const user = await sys('POST', '/projects/radar/users', aUserBody({ subjectId: base.login }));
+  const n = await sys('POST', `${U}/messaging/notifications?schedule=false`, aNotification());
+  return { ...base, U, user: user.id as number, n: n.id as number };
+}
+/** The attribute that gives a user of A the one-assessment daily protocol of `matrixProtocols`. */
+const SCHEDULE_PROTOCOL = { matrix: 'schedule' };
+/**
+ * An app-server user of A following SCHEDULE_PROTOCOL, without a schedule: stored directly, so no
+ * generation runs in the background for it and a schedule call is the only thing that writes its tasks.
+ */
+async function freshScheduleUser(who: Who) {
+  const base = await freshLogin(who);
+  const [user] = await db().insert(appUsers).values({
+    projectId: Number(v.appA), subjectId: base.login, enrolmentDate: new Date(), timezone: 'Europe/London', language: 'en', attributes: SCHEDULE_PROTOCOL,
+  }).returning();
+  return { ...base, U: `/projects/radar/users/${base.login}`, user: user!.id };
+}
+/**
+ * The schedules' protocols: users of A holding SCHEDULE_PROTOCOL follow one daily assessment (PHQ8),
+ * so a schedule call writes their tasks; for everyone else the protocols are unavailable (502,
+ * nothing written), as they are with GitHub unreachable.
+ */
+function matrixProtocols(): ProtocolSource {
+  const fixed = fixedProtocols({ [`radar/${Object.entries(SCHEDULE_PROTOCOL).flat().join('/')}`]: aProtocol([anAssessment('PHQ8')]) });
+  return {
+    async forUser(projectId, subjectId, attributes) {
+      const found = await fixed.forUser(projectId, subjectId, attributes);
+      if (!found) throw new ProtocolsUnavailable();
+      return found;
+    },
+    onChange: (listener) => fixed.onChange(listener),
+  };
+}
+
+// ─── Read-backs from the database ─────────────────────────────────────────────────────────────
+
+/** Every row of a table, in key order: a refused create adds none, a refused update changes none. */
+const rowsOf = (table: PgTable, key: PgColumn) => () => db().select().from(table).orderBy(asc(key));
+/** An app-server user's tasks and messages with their states: what a schedule call adds or moves. */
+const scheduleOf = async (f: { user: number }) => ({
+  tasks: await db().select({ id: tasks.id, status: tasks.status }).from(tasks).where(eq(tasks.userId, f.user)).orderBy(asc(tasks.id)),
+  messages: await db().select({ id: messages.id, state: messages.state }).from(messages).where(eq(messages.userId, f.user)).orderBy(asc(messages.id)),
+});
 
 async function passwordToken(login: string, password: string): Promise<string> {
   const res = await managementClient(t.app).token({ grant_type: 'password', username: login, password }, basic('matrix', 'secret'));
@@ -286,6 +346,10 @@ const N = `${U}/messaging/notifications`;
 const D = `${U}/messaging/data`;
 /** App-server writes on a fresh user of A (participant: a new participant with its own token). */
 const onFreshUser = { fresh: freshAppUser } as const;
+/** An app-server user created for a new subject of A: the users table must not grow on a refused call. */
+const newAppUser = { fresh: freshLogin, body: (f: Fresh) => aUserBody({ subjectId: f.login }), keeps: rowsOf(appUsers, appUsers.id) } as const;
+/** A questionnaire schedule generated for a fresh user following SCHEDULE_PROTOCOL. */
+const onScheduleUser = { fresh: freshScheduleUser, path: (f: Fresh) => `${f.U}/questionnaire/schedule`, keeps: scheduleOf } as const;
 
 const ROWS: Row[] = [
   // ── Management: account (managementportal.md §2.1)
@@ -293,12 +357,13 @@ const ROWS: Row[] = [
   {
     route: 'POST /api/account', perm: 'USER.UPDATE', on: 'self',
     body: (_f, who) => ({ login: logins[who as User] ?? 'admin', firstName: 'F', lastName: 'L', email: `${unique('m')}@example.org`, langKey: 'en' }),
-    over: { clientWith: 'n' },
+    keeps: rowsOf(users, users.id), over: { clientWith: 'n' },
     why: 'perm(USER_UPDATE, user=self): a participant holds no USER.UPDATE, so the reference refuses it too; a client has no account',
   },
-  { route: 'POST /api/account/change_password', perm: null, on: 'self', body: () => 'Matrix1Passw0rd' },
+  // A new hash each time (salted), so a refused change would show.
+  { route: 'POST /api/account/change_password', perm: null, on: 'self', body: () => 'Matrix1Passw0rd', keeps: rowsOf(users, users.id) },
   {
-    route: 'POST /api/account/reset-activation/init', perm: 'USER.UPDATE', on: 'userA', fresh: freshUserOfA, body: (u) => u.login,
+    route: 'POST /api/account/reset-activation/init', perm: 'USER.UPDATE', on: 'userA', fresh: freshUserOfA, body: (u) => u.login, keeps: rowsOf(users, users.id),
     why: 'Reference bug fixed: any signed-in user could mail any user a new activation link (§2.1); now USER.UPDATE on that user',
   },
   { route: 'GET /api/oauth-clients/pair', perm: 'SUBJECT.UPDATE', on: 'sub1', path: '/api/oauth-clients/pair?login={sub1}&clientId=matrix', over: { clientWith: 'n' }, why: 'pairing needs a user (403 to a client, §2.10)' },
@@ -314,20 +379,24 @@ const ROWS: Row[] = [
   // ── OAuth clients (§2.10): reads by scope, writes global
   { route: 'GET /api/oauth-clients', perm: 'OAUTHCLIENTS.READ', on: 'any' },
   { route: 'GET /api/oauth-clients/:clientId', perm: 'OAUTHCLIENTS.READ', on: 'any', path: '/api/oauth-clients/aRMT', why: '§15 fix 6: admins read the global lists' },
-  { route: 'POST /api/oauth-clients', perm: 'OAUTHCLIENTS.CREATE', on: 'global', body: () => ({ clientId: unique('client'), clientSecret: 'secret', scope: ['SUBJECT.READ'], resourceIds: ['res_ManagementPortal'], authorizedGrantTypes: ['client_credentials'] }) },
+  {
+    route: 'POST /api/oauth-clients', perm: 'OAUTHCLIENTS.CREATE', on: 'global',
+    body: () => ({ clientId: unique('client'), clientSecret: 'secret', scope: ['SUBJECT.READ'], resourceIds: ['res_ManagementPortal'], authorizedGrantTypes: ['client_credentials'] }),
+    keeps: rowsOf(oauthClients, oauthClients.clientId),
+  },
   { route: 'PUT /api/oauth-clients', perm: 'OAUTHCLIENTS.UPDATE', on: 'global', fresh: freshClient, body: (c) => ({ ...c, scope: ['SUBJECT.READ', 'PROJECT.READ'] }), watch: (c) => `/api/oauth-clients/${c.clientId}` },
   { route: 'DELETE /api/oauth-clients/:clientId', perm: 'OAUTHCLIENTS.DELETE', on: 'global', fresh: freshClient, path: (c) => `/api/oauth-clients/${c.clientId}`, watch: (c) => `/api/oauth-clients/${c.clientId}` },
 
   // ── Organizations (§2.4)
   { route: 'GET /api/organizations', perm: 'ORGANIZATION.READ', on: 'any' },
-  { route: 'POST /api/organizations', perm: 'ORGANIZATION.CREATE', on: 'global', body: () => ({ name: unique('org'), description: 'd', location: 'l' }) },
+  { route: 'POST /api/organizations', perm: 'ORGANIZATION.CREATE', on: 'global', body: () => ({ name: unique('org'), description: 'd', location: 'l' }), keeps: rowsOf(organizations, organizations.id) },
   { route: 'PUT /api/organizations', perm: 'ORGANIZATION.UPDATE', on: 'org', body: () => ({ ...radar.organization, projects: undefined }), watch: '/api/organizations/main' },
   { route: 'GET /api/organizations/:name', perm: 'ORGANIZATION.READ', on: 'org', path: '/api/organizations/main' },
   { route: 'GET /api/organizations/:name/projects', perm: 'PROJECT.READ', on: 'org', path: '/api/organizations/main/projects' },
 
   // ── Projects (§2.3)
   { route: 'GET /api/projects', perm: 'PROJECT.READ', on: 'any' },
-  { route: 'POST /api/projects', perm: 'PROJECT.CREATE', on: 'org', body: () => ({ projectName: unique('proj'), description: 'd', location: 'l', organizationName: 'main' }) },
+  { route: 'POST /api/projects', perm: 'PROJECT.CREATE', on: 'org', body: () => ({ projectName: unique('proj'), description: 'd', location: 'l', organizationName: 'main' }), keeps: rowsOf(projects, projects.id) },
   { route: 'PUT /api/projects', perm: 'PROJECT.UPDATE', on: 'A', body: () => ({ ...radar, description: 'the demo project' }), watch: '/api/projects/radar' },
   { route: 'DELETE /api/projects/:projectName', perm: 'PROJECT.DELETE', on: 'A', fresh: freshProject, path: (p) => `/api/projects/${p.projectName}`, watch: (p) => `/api/projects/${p.projectName}` },
   { route: 'GET /api/projects/:projectName', perm: 'PROJECT.READ', on: 'A', path: '/api/projects/{A}' },
@@ -360,8 +429,8 @@ const ROWS: Row[] = [
   { route: 'GET /api/subjects', perm: 'SUBJECT.READ', on: 'global', why: 'without projectName a global check' },
   { route: 'GET /api/subjects', variant: '?projectName=A', perm: 'SUBJECT.READ', on: 'A', path: '/api/subjects?projectName={A}' },
   { route: 'GET /api/subjects', variant: '?projectName=B', perm: 'SUBJECT.READ', on: 'B', path: '/api/subjects?projectName={B}' },
-  { route: 'POST /api/subjects', perm: 'SUBJECT.CREATE', on: 'A', body: () => ({ externalId: unique('ext'), project: { id: radar.id, projectName: 'radar' } }) },
-  { route: 'POST /api/subjects', variant: 'into B', perm: 'SUBJECT.CREATE', on: 'B', body: () => ({ project: { id: foreign.id, projectName: foreign.projectName } }) },
+  { route: 'POST /api/subjects', perm: 'SUBJECT.CREATE', on: 'A', body: () => ({ externalId: unique('ext'), project: { id: radar.id, projectName: 'radar' } }), keeps: rowsOf(subjects, subjects.id) },
+  { route: 'POST /api/subjects', variant: 'into B', perm: 'SUBJECT.CREATE', on: 'B', body: () => ({ project: { id: foreign.id, projectName: foreign.projectName } }), keeps: rowsOf(subjects, subjects.id) },
   { route: 'PUT /api/subjects', perm: 'SUBJECT.UPDATE', on: 'sub1', body: () => ({ ...sub1Dto, personName: 'Me' }), watch: '/api/subjects/sub-1' },
   {
     route: 'PUT /api/subjects', variant: 'subject of A into B', perm: 'SUBJECT.UPDATE', on: 'global', fresh: async () => sys('GET', `/api/subjects/${(await freshSubject('sys')).login}`),
@@ -379,15 +448,19 @@ const ROWS: Row[] = [
   { route: 'GET /api/subjects/:login/revisions/:revisionNb', perm: 'SUBJECT.READ', on: 'sub1', path: '/api/subjects/{sub1}/revisions/{sub1Revision}' },
   { route: 'GET /api/subjects/:login/sources', perm: 'SUBJECT.READ', on: 'sub1', path: '/api/subjects/{sub1}/sources' },
   {
+    // By sourceId: sub-1's source gets new attributes (registering E4, not dynamic, would write nothing to read back).
     route: 'POST /api/subjects/:login/sources', perm: 'SUBJECT.UPDATE', on: 'sub1', path: '/api/subjects/{sub1}/sources',
-    body: () => ({ sourceTypeId: e4.id }), ok: [400, 409], why: 'past the check the dynamic registration itself is refused (E4 is not dynamic): 400/409',
+    body: () => ({ sourceTypeId: e4.id, sourceId: v.sub1SourceId, attributes: { by: unique('matrix') } }), keeps: rowsOf(sources, sources.id),
   },
-  { route: 'POST /api/subjects/:login/sources/:sourceName', perm: 'SUBJECT.UPDATE', on: 'sub1', path: '/api/subjects/{sub1}/sources/{sub1Source}', body: () => ({ by: 'matrix' }) },
+  {
+    route: 'POST /api/subjects/:login/sources/:sourceName', perm: 'SUBJECT.UPDATE', on: 'sub1', path: '/api/subjects/{sub1}/sources/{sub1Source}',
+    body: () => ({ by: unique('matrix') }), keeps: rowsOf(sources, sources.id),
+  },
 
   // ── Sources (§2.6)
   { route: 'GET /api/sources', perm: 'SOURCE.READ', on: 'any', why: '§15 fix 6: the reference checked SUBJECT.READ globally' },
-  { route: 'POST /api/sources', perm: 'SOURCE.CREATE', on: 'A', body: () => ({ sourceName: unique('device'), assigned: false, sourceType: { id: e4.id }, project: { id: radar.id } }) },
-  { route: 'POST /api/sources', variant: 'no project', perm: 'SOURCE.CREATE', on: 'global', body: () => ({ sourceName: unique('device'), assigned: false, sourceType: { id: e4.id } }) },
+  { route: 'POST /api/sources', perm: 'SOURCE.CREATE', on: 'A', body: () => ({ sourceName: unique('device'), assigned: false, sourceType: { id: e4.id }, project: { id: radar.id } }), keeps: rowsOf(sources, sources.id) },
+  { route: 'POST /api/sources', variant: 'no project', perm: 'SOURCE.CREATE', on: 'global', body: () => ({ sourceName: unique('device'), assigned: false, sourceType: { id: e4.id } }), keeps: rowsOf(sources, sources.id) },
   {
     route: 'PUT /api/sources', perm: 'SOURCE.UPDATE', on: 'A', fresh: freshSource,
     body: (s) => ({ id: s.id, sourceName: s.sourceName, assigned: false, sourceType: { id: e4.id }, project: { id: radar.id }, attributes: { by: 'matrix' } }),
@@ -402,12 +475,15 @@ const ROWS: Row[] = [
   { route: 'GET /api/source-types/:producer', perm: 'SOURCETYPE.READ', on: 'any', path: '/api/source-types/Empatica' },
   { route: 'GET /api/source-types/:producer/:model', perm: 'SOURCETYPE.READ', on: 'any', path: '/api/source-types/Empatica/E4' },
   { route: 'GET /api/source-types/:producer/:model/:version', perm: 'SOURCETYPE.READ', on: 'any', path: '/api/source-types/Empatica/E4/v1' },
-  { route: 'POST /api/source-types', perm: 'SOURCETYPE.CREATE', on: 'global', body: () => ({ producer: unique('p'), model: 'M', catalogVersion: 'v1', sourceTypeScope: 'ACTIVE', canRegisterDynamically: false }) },
+  {
+    route: 'POST /api/source-types', perm: 'SOURCETYPE.CREATE', on: 'global',
+    body: () => ({ producer: unique('p'), model: 'M', catalogVersion: 'v1', sourceTypeScope: 'ACTIVE', canRegisterDynamically: false }), keeps: rowsOf(sourceTypes, sourceTypes.id),
+  },
   { route: 'PUT /api/source-types', perm: 'SOURCETYPE.UPDATE', on: 'global', fresh: freshSourceType, body: (s) => ({ ...s, name: 'renamed' }), watch: typePath },
   { route: 'DELETE /api/source-types/:producer/:model/:version', perm: 'SOURCETYPE.DELETE', on: 'global', fresh: freshSourceType, path: typePath, watch: typePath },
   { route: 'GET /api/source-data', perm: 'SOURCEDATA.READ', on: 'any' },
   { route: 'GET /api/source-data/:sourceDataName', perm: 'SOURCEDATA.READ', on: 'any', path: '/api/source-data/EMPATICA_E4_v1_ACCELEROMETER' },
-  { route: 'POST /api/source-data', perm: 'SOURCEDATA.CREATE', on: 'global', body: () => ({ sourceDataType: 'ACCELEROMETER', sourceDataName: unique('data'), processingState: 'RAW' }) },
+  { route: 'POST /api/source-data', perm: 'SOURCEDATA.CREATE', on: 'global', body: () => ({ sourceDataType: 'ACCELEROMETER', sourceDataName: unique('data'), processingState: 'RAW' }), keeps: rowsOf(sourceData, sourceData.id) },
   { route: 'PUT /api/source-data', perm: 'SOURCEDATA.UPDATE', on: 'global', fresh: freshSourceData, body: (d) => ({ ...d, unit: 'g' }), watch: (d) => `/api/source-data/${d.sourceDataName}` },
   { route: 'DELETE /api/source-data/:sourceDataName', perm: 'SOURCEDATA.DELETE', on: 'global', fresh: freshSourceData, path: (d) => `/api/source-data/${d.sourceDataName}`, watch: (d) => `/api/source-data/${d.sourceDataName}` },
 
@@ -416,7 +492,7 @@ const ROWS: Row[] = [
   {
     route: 'POST /api/users', perm: 'USER.CREATE', on: 'A',
     body: () => ({ login: unique('user'), email: `${unique('u')}@example.org`, langKey: 'en', roles: [{ projectId: radar.id, projectName: 'radar', authorityName: 'ROLE_PROJECT_ANALYST' }] }),
-    over: { clientWith: 'n' }, why: 'a user with a role in A: USER.CREATE scoped like the project (fix 7), and ROLE.UPDATE on A, which a USER.CREATE-only client lacks',
+    keeps: rowsOf(users, users.id), over: { clientWith: 'n' }, why: 'a user with a role in A: USER.CREATE scoped like the project (fix 7), and ROLE.UPDATE on A, which a USER.CREATE-only client lacks',
   },
   { route: 'PUT /api/users', perm: 'USER.UPDATE', on: 'userA', fresh: freshUserOfA, body: (u) => ({ ...u, firstName: 'Renamed' }), watch: (u) => `/api/users/${u.login}` },
   { route: 'DELETE /api/users/:login', perm: 'USER.DELETE', on: 'userA', fresh: freshUserOfA, path: (u) => `/api/users/${u.login}`, watch: (u) => `/api/users/${u.login}` },
@@ -449,11 +525,12 @@ const ROWS: Row[] = [
   { route: 'GET /management/audits/:id', perm: 'AUDIT.READ', on: 'global', path: '/management/audits/{audit}' },
 
   // ── App server: projects (appserver.md §1.1)
+  // A exists, so past the check a create writes nothing (417): the letters, not the read-back, show a hole here.
   {
-    route: 'POST /projects', perm: 'SUBJECT.READ', on: 'A', body: () => ({ projectId: v.A }), ok: [417], over: { otherPadmin: 'u' },
+    route: 'POST /projects', perm: 'SUBJECT.READ', on: 'A', body: () => ({ projectId: v.A }), keeps: rowsOf(appProjects, appProjects.id), ok: [417], over: { otherPadmin: 'u' },
     why: 'past the check: A exists (417); the body\'s project is checked in the route: 401 to B\'s admin',
   },
-  { route: 'POST /projects/:projectId', perm: 'SUBJECT.READ', on: 'A', path: P, body: () => ({ projectId: v.A }), ok: [417] },
+  { route: 'POST /projects/:projectId', perm: 'SUBJECT.READ', on: 'A', path: P, body: () => ({ projectId: v.A }), keeps: rowsOf(appProjects, appProjects.id), ok: [417] },
   {
     route: 'PUT /projects/:projectId', perm: 'PROJECT.UPDATE', on: 'A', path: P,
     // A real rename (a refused one must leave A as it was); a permitted one is renamed back at once.
@@ -466,12 +543,13 @@ const ROWS: Row[] = [
   { route: 'GET /projects/:projectId', perm: 'SUBJECT.READ', on: 'A', path: P },
 
   // ── Users (§1.2)
+  // Creates for a new subject of A (the participant column: a new participant, with its own token).
   {
-    route: 'POST /projects/:projectId/users', perm: 'SUBJECT.UPDATE', on: 'A', path: `${P}/users`, body: () => aUserBody({ subjectId: 'sub-1' }), ok: [417], over: { otherParticipant: 'u' },
-    why: 'past the check sub-1 exists (417); the body\'s subject is checked in the route: 401 to sub-2',
+    route: 'POST /projects/:projectId/users', perm: 'SUBJECT.UPDATE', on: 'A', path: `${P}/users`, ...newAppUser, over: { otherParticipant: 'u' },
+    why: 'the body\'s subject is checked in the route: 401 to sub-2',
   },
-  { route: 'POST /project/:projectId/users', perm: 'SUBJECT.UPDATE', on: 'A', path: '/project/{A}/users', body: () => aUserBody({ subjectId: 'sub-1' }), ok: [417], over: { otherParticipant: 'u' }, why: 'as above' },
-  { route: 'POST /projects/:projectId/users/:subjectId', perm: 'SUBJECT.UPDATE', on: 'sub1', path: U, body: () => aUserBody({ subjectId: 'sub-1' }), ok: [417] },
+  { route: 'POST /project/:projectId/users', perm: 'SUBJECT.UPDATE', on: 'A', path: '/project/{A}/users', ...newAppUser, over: { otherParticipant: 'u' }, why: 'as above' },
+  { route: 'POST /projects/:projectId/users/:subjectId', perm: 'SUBJECT.UPDATE', on: 'sub1', ...newAppUser, path: (f) => `/projects/radar/users/${f.login}` },
   { route: 'PUT /projects/:projectId/users/:subjectId', perm: 'SUBJECT.UPDATE', on: 'sub1', path: U, body: () => aUserBody({ subjectId: 'sub-1' }), watch: U },
   { route: 'GET /users', perm: 'SUBJECT.READ', on: 'caller' },
   { route: 'GET /users/user', perm: 'SUBJECT.READ', on: 'sub1', path: '/users/user?id={appSub1}', over: { otherPadmin: 'u', otherParticipant: 'u' }, why: 'U4: route check on the caller, then the found user (401)' },
@@ -489,8 +567,12 @@ const ROWS: Row[] = [
   { route: 'POST /project/:projectId/users/:subjectId/notifications', perm: 'SUBJECT.UPDATE', on: 'sub1', path: '/project/{A}/users/{sub1}/notifications', body: () => aNotification(), watch: N },
   { route: 'POST /projects/:projectId/users/:subjectId/messaging/notifications/batch', perm: 'SUBJECT.UPDATE', on: 'sub1', path: `${N}/batch`, body: () => ({ notifications: [aNotification()] }), watch: N },
   { route: 'PUT /projects/:projectId/users/:subjectId/messaging/notifications', perm: 'SUBJECT.UPDATE', on: 'sub1', path: N, body: () => ({ ...aNotification(), id: Number(v.n1), title: unique('t') }), watch: N },
-  { route: 'POST /projects/:projectId/users/:subjectId/messaging/notifications/schedule', perm: 'SUBJECT.UPDATE', on: 'sub1', path: `${N}/schedule` },
-  { route: 'POST /projects/:projectId/users/:subjectId/messaging/notifications/:notificationId/schedule', perm: 'SUBJECT.UPDATE', on: 'sub1', path: `${N}/{n1}/schedule` },
+  // On a user with a notification not yet scheduled (ADDED), which a refused call must leave so.
+  { route: 'POST /projects/:projectId/users/:subjectId/messaging/notifications/schedule', perm: 'SUBJECT.UPDATE', on: 'sub1', fresh: freshUnscheduled, path: (f) => `${f.U}/messaging/notifications/schedule`, keeps: scheduleOf },
+  {
+    route: 'POST /projects/:projectId/users/:subjectId/messaging/notifications/:notificationId/schedule', perm: 'SUBJECT.UPDATE', on: 'sub1',
+    fresh: freshUnscheduled, path: (f) => `${f.U}/messaging/notifications/${f.n}/schedule`, keeps: scheduleOf,
+  },
   { route: 'DELETE /projects/:projectId/users/:subjectId/messaging/notifications/all', perm: 'SUBJECT.UPDATE', on: 'sub1', ...onFreshUser, path: (f) => `${f.U}/messaging/notifications/all`, watch: (f) => `${f.U}/messaging/notifications` },
   { route: 'DELETE /projects/:projectId/users/:subjectId/messaging/notifications/tasks/:id', perm: 'SUBJECT.UPDATE', on: 'sub1', ...onFreshUser, path: (f) => `${f.U}/messaging/notifications/tasks/${f.task}`, watch: (f) => `${f.U}/messaging/notifications` },
   { route: 'DELETE /projects/:projectId/users/:subjectId/messaging/notifications/:notificationId', perm: 'SUBJECT.UPDATE', on: 'sub1', ...onFreshUser, path: (f) => `${f.U}/messaging/notifications/${f.n}`, watch: (f) => `${f.U}/messaging/notifications` },
@@ -523,8 +605,9 @@ const ROWS: Row[] = [
   { route: 'GET /github/content', perm: 'SUBJECT.READ', on: 'caller', path: '/github/content?url=https%3A%2F%2Fexample.org%2Fx', ok: [400], why: 'past the check a URL outside api.github.com is 400' },
 
   // ── Questionnaire schedule (§1.8) and task state events (§1.9)
-  { route: 'POST /projects/:projectId/users/:subjectId/questionnaire/schedule', perm: 'SUBJECT.UPDATE', on: 'sub1', path: `${U}/questionnaire/schedule`, ok: [404, 502, 503] },
-  { route: 'PUT /projects/:projectId/users/:subjectId/questionnaire/schedule', perm: 'SUBJECT.UPDATE', on: 'sub1', path: `${U}/questionnaire/schedule`, body: () => ({ name: 'NoSuchAssessment' }), ok: [400, 404, 502, 503] },
+  // On a user with a protocol and no schedule yet: a permitted call writes its tasks, a refused one none.
+  { route: 'POST /projects/:projectId/users/:subjectId/questionnaire/schedule', perm: 'SUBJECT.UPDATE', on: 'sub1', ...onScheduleUser },
+  { route: 'PUT /projects/:projectId/users/:subjectId/questionnaire/schedule', perm: 'SUBJECT.UPDATE', on: 'sub1', ...onScheduleUser, body: () => anAssessment('PHQ8') },
   { route: 'GET /projects/:projectId/users/:subjectId/questionnaire/schedule', perm: 'SUBJECT.READ', on: 'sub1', path: `${U}/questionnaire/schedule` },
   { route: 'DELETE /projects/:projectId/users/:subjectId/questionnaire/schedule', perm: 'SUBJECT.UPDATE', on: 'sub1', ...onFreshUser, path: (f) => `${f.U}/questionnaire/schedule`, watch: (f) => `${f.U}/questionnaire/schedule` },
   { route: 'GET /questionnaire/schedule/:taskId/state_events', perm: 'SUBJECT.UPDATE', on: 'sub1', path: '/questionnaire/schedule/{task1}/state_events', why: 'T1: then the task\'s own project and subject' },
@@ -584,7 +667,7 @@ beforeAll(async () => {
     appendFileSync(clients, line(clientIdOf(perm, false), SCOPES.filter((s) => s !== perm), 'client_credentials'));
   }
   t = await buildTestApp(securedEnv({ MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: clients, MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, GITHUB_API_URL: 'http://127.0.0.1:9' }), {
-    demoData: true,
+    demoData: true, protocolSource: matrixProtocols(),
     onRoute: table.onRoute,
   });
   routes.push(...table.routes.filter((key) => !/^(HEAD|OPTIONS) /.test(key)));
@@ -643,7 +726,7 @@ beforeAll(async () => {
   Object.assign(v, {
     A: 'radar', B: foreign.projectName, otherPadminLogin: otherAdmin.login, sub1: 'sub-1', subB, sourceB, group: 'matrix-group', padminLogin: 'padmin',
     sub1Revision: String((await sys('GET', '/api/subjects/sub-1/revisions'))[0].id),
-    sub1Source: (sub1Dto.sources as Json[])[0]?.sourceName ?? 'x',
+    sub1Source: (sub1Dto.sources as Json[])[0]?.sourceName ?? 'x', sub1SourceId: (sub1Dto.sources as Json[])[0]?.sourceId ?? 'x',
     revision: String((await sys('GET', '/api/revisions'))[0].id),
     audit: String((await db().select().from(auditEvents).limit(1))[0]!.id),
     appA: String((await sys('GET', '/projects/radar')).id), appSub1: String(appSub1!.id),
@@ -666,7 +749,7 @@ const outsiders: Partial<Record<Who, () => RegExp[]>> = {
   otherParticipant: () => markersOf(['sub-1']),
   clientWithout: () => markersOf(['sub-1', 'sub-2']),
 };
-const figures = { cells: 0, leakCalls: 0, leaks: 0, sweepCalls: 0, sweepAnswered: 0 };
+const figures = { cells: 0, refusedWrites: 0, leakCalls: 0, leaks: 0, sweepCalls: 0, sweepAnswered: 0 };
 const leaks: string[] = [];
 const refusals: string[] = [];
 
@@ -700,6 +783,11 @@ describe('the table covers the route table', () => {
     expect(routes.filter((k) => isBearerApi(k) && !rowed.has(k)), 'routes without a row').toEqual([]);
     expect([...rowed].filter((k) => !all.has(k) || !isBearerApi(k)), 'rows without a route').toEqual([]);
   });
+
+  it('every write row reads back what a refused call would have written', () => {
+    const bare = ROWS.filter((r) => !r.route.startsWith('GET ') && r.watch === undefined && r.keeps === undefined && r.after === undefined);
+    expect(bare.map(nameOf), 'write rows with no read-back (watch, keeps or after): a refused call there could write unseen').toEqual([]);
+  });
 });
 
 describe('permission matrix: one row per route (and target), one column per principal', () => {
@@ -717,12 +805,18 @@ describe('permission matrix: one row per route (and target), one column per prin
       if (row.fresh && want[who] !== 'y' && shared === undefined) shared = fresh;
       const path = typeof row.path === 'function' ? row.path(fresh, who) : fill(row.path ?? row.route.split(' ')[1]!);
       const watch = row.watch === undefined ? undefined : base + (typeof row.watch === 'function' ? row.watch(fresh) : fill(row.watch));
-      const before = watch ? (await inject('GET', watch, tokens.sys)).text : undefined;
+      // Read back around the calls the row refuses (a permitted call may change what it reads).
+      const before = watch && want[who] !== 'y' ? (await inject('GET', watch, tokens.sys)).text : undefined;
+      const kept = row.keeps && want[who] !== 'y' ? await row.keeps(fresh) : undefined;
       const res = await inject(method, base + path, bearerOf(row, who, fresh), row.body?.(fresh, who));
       figures.cells++;
       got[who] = letter(res.status, row.ok);
       await row.after?.(fresh, got[who] === 'y');
-      if (watch && got[who] !== 'y') expect((await inject('GET', watch, tokens.sys)).text, `${who}: a refused call changed ${watch}`).toBe(before);
+      if (got[who] !== 'y') {
+        if (method !== 'GET') figures.refusedWrites++;
+        if (before !== undefined) expect((await inject('GET', watch!, tokens.sys)).text, `${who}: a refused call changed ${watch}`).toBe(before);
+        if (kept !== undefined) expect(await row.keeps!(fresh), `${who}: a refused call changed what ${nameOf(row)} writes`).toEqual(kept);
+      }
       const refusal = refusalProblem(domain, res);
       if (refusal) refusals.push(`${nameOf(row)} ${who}: ${refusal}`);
       if (method === 'GET' && got[who] === 'y') checkLeak(who, path, res.text);
@@ -799,6 +893,8 @@ describe('every other route refuses no, expired and foreign-key tokens', () => {
 });
 
 afterAll(() => {
+  const writes = ROWS.filter((r) => !r.route.startsWith('GET ')).length;
   console.log(`permission matrix: ${ROWS.length} rows over ${new Set(ROWS.map((r) => r.route)).size} bearer-API routes × ${WHO.length} principals, ${figures.cells} cells; `
+    + `${writes} write rows read back after every refused call (${figures.refusedWrites}); `
     + `${figures.leakCalls} outsider reads answered in the table and ${figures.sweepCalls} swept (${figures.sweepAnswered} answered 2xx), ${figures.leaks} leaks`);
 });
