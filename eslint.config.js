@@ -70,6 +70,19 @@ export default defineConfig(
       ],
     },
   },
+  {
+    // Test files share worker processes (vitest.config.ts, `isolate: false`): a module mock would
+    // reach the files that run after it in the same worker.
+    name: 'house/no-module-mocks',
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'vi', property: 'mock', message: 'Test files share workers (isolate: false): pass a fake through the code\'s options instead.' },
+        { object: 'vi', property: 'doMock', message: 'Test files share workers (isolate: false): pass a fake through the code\'s options instead.' },
+      ],
+    },
+  },
   never('management never imports the app server', 'src/management', ['appserver']),
   never('the app server never imports management', 'src/appserver', ['management']),
   never('the platform imports no domain', 'src/platform', ['management', 'appserver']),

@@ -6,9 +6,12 @@ import { defineConfig } from 'vitest/config';
  * snapshot (PGlite) or from a copy of the migrated template database (PostgreSQL).
  *
  * Each database has two projects. `<db>` runs its files two at a time (vitest's default is one
- * worker on 2 cores); `<db>-serial` runs the timing-sensitive files (outages, the soak, the
- * exactly-once race) one at a time, after the rest, so that nothing else competes with their
- * clocks. Files whose behaviour does not depend on the database kind run in the PGlite project
+ * worker on 2 cores) in worker processes that are reused from file to file (`isolate: false`: the
+ * app's modules are imported once per worker, not once per file, which was a third of the run), so
+ * a test file must not change process-wide state: no `vi.mock`, pass a fake through the code's own
+ * options instead. `<db>-serial` runs the timing-sensitive files (outages, the soak, the
+ * exactly-once race) one at a time, in fresh processes, after the rest, so that nothing else
+ * competes with their clocks. Files whose behaviour does not depend on the database kind run in the PGlite project
  * only. `npm run test:slow` runs the long versions of the outages and the soak.
  */
 const SERIAL = ['test/faults/**/*.test.ts', 'test/soak/**/*.test.ts', 'test/appserver/scheduler/exactly-once.test.ts'];
@@ -42,7 +45,7 @@ function projectsOf(db: 'pglite' | 'postgres', order: number): Project[] {
       test: {
         name: db, env, include: ['test/**/*.test.ts'],
         exclude: [...SERIAL, ...(db === 'pglite' ? [] : DATABASE_INDEPENDENT)],
-        sequence: { groupOrder: 0 },
+        sequence: { groupOrder: 0 }, isolate: false,
       },
     },
     { extends: true, test: { name: `${db}-serial`, env, include: SERIAL, fileParallelism: false, sequence: { groupOrder: order } } },

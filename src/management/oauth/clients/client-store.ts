@@ -40,11 +40,14 @@ export interface ClientStoreDeps {
   now?: () => number;
   /** Clients, and verified secrets, remembered at most (each). */
   maxEntries?: number;
+  /** The bcrypt check (tests count its calls). */
+  verifyPassword?: typeof verifyPassword;
 }
 
 export function createClientStore(deps: ClientStoreDeps): ClientStore {
   const now = deps.now ?? Date.now;
   const max = deps.maxEntries ?? MAX_ENTRIES;
+  const verify = deps.verifyPassword ?? verifyPassword;
   /**
    * Clients by id, unknown ids too (`client` undefined). Keeps the token endpoint's client lookup
    * off PostgreSQL: bench/README.md's "2026-11-25 20:11 / 20:14 client cache on and off" row
@@ -89,7 +92,7 @@ export function createClientStore(deps: ClientStoreDeps): ClientStore {
     let pending = checking.get(key);
     if (!pending) {
       // One bcrypt per (client, secret) even when many requests arrive together.
-      pending = verifyPassword(secret, hash).then((ok) => {
+      pending = verify(secret, hash).then((ok) => {
         if (ok) verified.set(key, hash);
         return ok;
       }).finally(() => checking.delete(key));

@@ -2,7 +2,8 @@
  * The client store's two caches (oauth/clients/client-store.ts): clients for `CLIENT_TTL_MS`, and
  * verified secrets while the client keeps that hash; each bounded, least recently used first out.
  * Rows are changed behind the store's back (as another instance would), so what a lookup answers
- * shows whether it came from the cache. bcrypt is the real one, counted through a spy.
+ * shows whether it came from the cache. bcrypt is the real one, counted through a spy the store is
+ * given.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import bcrypt from '@node-rs/bcrypt';
@@ -10,14 +11,11 @@ import { buildTestApp, type TestApp } from '../../../helpers/build-test-app.js';
 import { unique } from '../../../helpers/management-api.js';
 import { CLIENT_TTL_MS, createClientStore } from '../../../../src/management/oauth/clients/client-store.js';
 import { updateClient, upsertClient } from '../../../../src/management/oauth/clients/queries.js';
-import * as passwords from '../../../../src/management/security/passwords.js';
+import { verifyPassword } from '../../../../src/management/security/passwords.js';
 import type { Database } from '../../../../src/platform/database.js';
 
-vi.mock('../../../../src/management/security/passwords.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../../../src/management/security/passwords.js')>();
-  return { ...real, verifyPassword: vi.fn(real.verifyPassword) };
-});
-const bcryptChecks = () => vi.mocked(passwords.verifyPassword).mock.calls.length;
+const verify = vi.fn(verifyPassword);
+const bcryptChecks = () => verify.mock.calls.length;
 
 let t: TestApp;
 let db: Database;
@@ -26,7 +24,7 @@ beforeAll(async () => {
   db = t.app.db.db;
 });
 afterAll(async () => t?.close());
-beforeEach(() => { vi.mocked(passwords.verifyPassword).mockClear(); });
+beforeEach(() => { verify.mockClear(); });
 
 /** A confidential client in the database; bcrypt cost 4 keeps the test quick. */
 async function aClient(secret: string | null = null) {
@@ -41,7 +39,7 @@ async function aClient(secret: string | null = null) {
 describe('client cache', () => {
   it(`answers from memory for ${CLIENT_TTL_MS} ms, unknown ids too, then reads the database again`, async () => {
     let now = 1_000_000;
-    const store = createClientStore({ db, now: () => now });
+    const store = createClientStore({ db, now: () => now, verifyPassword: verify });
     const known = await aClient();
     const unknown = unique('later');
     expect((await store.get(known))?.scope).toEqual(['SUBJECT.READ']);
@@ -59,7 +57,7 @@ describe('client cache', () => {
   });
 
   it('keeps at most maxEntries clients, dropping the least recently used', async () => {
-    const store = createClientStore({ db, maxEntries: 2 });
+    const store = createClientStore({ db, maxEntries: 2, verifyPassword: verify });
     const [a, b, c] = [unique('a'), unique('b'), unique('c')];
     // Unknown when first asked; created behind the store's back afterwards.
     for (const id of [a, b]) expect(await store.get(id)).toBeUndefined();
@@ -74,7 +72,7 @@ describe('client cache', () => {
 describe('verified-secret cache', () => {
   it('checks a secret with bcrypt once, and again only after the client\'s hash changed', async () => {
     let now = 1_000_000;
-    const store = createClientStore({ db, now: () => now });
+    const store = createClientStore({ db, now: () => now, verifyPassword: verify });
     const id = await aClient('first secret');
     for (let i = 0; i < 3; i++) expect((await store.authenticate(id, 'first secret'))?.clientId).toBe(id);
     expect(await store.authenticate(id, 'wrong')).toBeUndefined();
@@ -89,7 +87,7 @@ describe('verified-secret cache', () => {
   });
 
   it('keeps at most maxEntries verified secrets, dropping the least recently used', async () => {
-    const store = createClientStore({ db, maxEntries: 2 });
+    const store = createClientStore({ db, maxEntries: 2, verifyPassword: verify });
     const [a, b, c] = [await aClient('sa'), await aClient('sb'), await aClient('sc')];
     await store.authenticate(a, 'sa');
     await store.authenticate(b, 'sb');
@@ -104,7 +102,7 @@ describe('verified-secret cache', () => {
   });
 
   it('concurrent requests with one (client, secret) share one bcrypt check', async () => {
-    const store = createClientStore({ db });
+    const store = createClientStore({ db, verifyPassword: verify });
     const id = await aClient('together');
     const results = await Promise.all(Array.from({ length: 5 }, () => store.authenticate(id, 'together')));
     expect(results.every((client) => client?.clientId === id)).toBe(true);
