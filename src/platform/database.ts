@@ -2,11 +2,13 @@
  * The database: Drizzle over PGlite (in-memory, dev and tests) or postgres.js (PostgreSQL).
  * Both run the same migrations from /migrations and the same queries (ARCHITECTURE rule 4).
  */
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect, type PgDatabase, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
 import type { FastifyBaseLogger } from 'fastify';
+import type { PGliteOptions } from '@electric-sql/pglite';
 import type { DatabaseConfig } from '../config.js';
 
 export type Database = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -42,11 +44,31 @@ export async function openDatabase(config: DatabaseConfig, opts: OpenOptions): P
   return config.kind === 'pglite' ? openPglite(opts) : openPostgres(config, opts);
 }
 
+/**
+ * PGlite's WebAssembly (PostgreSQL and initdb, compiled) and its file-system bundle, loaded once per
+ * process and shared by every PGlite it opens: the service opens one, a test worker one per test
+ * file, which otherwise compiled 9 MB of WebAssembly each time.
+ */
+type WasmModule = NonNullable<PGliteOptions['pgliteWasmModule']>;
+// The compiler libs here have neither WebAssembly's global value nor (in the build) its types.
+const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> } }).WebAssembly;
+let pgliteAssets: Promise<{ pgliteWasmModule: WasmModule; initdbWasmModule: WasmModule; fsBundle: Blob }> | undefined;
+function loadPgliteAssets() {
+  pgliteAssets ??= (async () => {
+    const asset = (name: string) => readFile(fileURLToPath(new URL(name, import.meta.resolve('@electric-sql/pglite'))));
+    const [pglite, initdb, bundle] = await Promise.all([asset('pglite.wasm'), asset('initdb.wasm'), asset('pglite.data')]);
+    const [pgliteWasmModule, initdbWasmModule] = await Promise.all([wasm.compile(pglite), wasm.compile(initdb)]);
+    return { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([bundle]) };
+  })();
+  return pgliteAssets;
+}
+
 async function openPglite(opts: OpenOptions): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
-  const client = await PGlite.create(opts.pgliteDataDir ? { loadDataDir: opts.pgliteDataDir } : {});
+  const assets = await loadPgliteAssets();
+  const client = await PGlite.create({ ...assets, ...(opts.pgliteDataDir ? { loadDataDir: opts.pgliteDataDir } : {}) });
   const db = drizzle(client) as unknown as Database;
   return {
     db,
