@@ -10,10 +10,8 @@ import { defineConfig } from 'vitest/config';
  * app's modules are imported once per worker, not once per file, which was a third of the run), so
  * a test file must not change process-wide state: no `vi.mock`, pass a fake through the code's own
  * options instead. `<db>-serial` runs the timing-sensitive files (outages, the soak, the
- * exactly-once race) one at a time, in fresh processes. On PostgreSQL (CI) they run after
- * everything else, so that nothing competes with their clocks; on PGlite (a newcomer's
- * `npm test`, where only the two outages run, with bounds that hold on a loaded machine) beside
- * the other files, so that their waits fill a worker instead of ending the run on one. Files whose behaviour does not depend on the database kind run in the PGlite project
+ * exactly-once race) one at a time, in fresh processes, after the rest, so that nothing else
+ * competes with their clocks. Files whose behaviour does not depend on the database kind run in the PGlite project
  * only. `npm run test:slow` runs the long versions of the outages and the soak.
  */
 const SERIAL = ['test/faults/**/*.test.ts', 'test/soak/**/*.test.ts', 'test/appserver/scheduler/exactly-once.test.ts'];
@@ -54,8 +52,8 @@ function projectsOf(db: 'pglite' | 'postgres', order: number): Project[] {
   ];
 }
 
-const projects = projectsOf('pglite', 0);
-if (process.env.TEST_DATABASE_URL) projects.push(...projectsOf('postgres', 1));
+const projects = projectsOf('pglite', 1);
+if (process.env.TEST_DATABASE_URL) projects.push(...projectsOf('postgres', 2));
 
 export default defineConfig({
   test: {
