@@ -1,5 +1,5 @@
 /**
- * Prints the skips by reason on one line, then one plain closing line, `N passed, N failed,
+ * Prints the run's time and the skips by reason, each on one line, then one plain closing line, `N passed, N failed,
  * N skipped`, that any CI log reader understands. A skip's reason is the note of `ctx.skip(note)`
  * or the `skipReason` of an enclosing block (test/helpers/skips.ts).
  */
@@ -17,6 +17,12 @@ function skipReason(test: TestCase): string {
 }
 
 export default class SummaryReporter implements Reporter {
+  private started = performance.now();
+
+  onTestRunStart() {
+    this.started = performance.now();
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>) {
     let passed = 0;
     let failed = 0;
@@ -35,7 +41,8 @@ export default class SummaryReporter implements Reporter {
     }
     const skipped = [...skips.values()].reduce((a, b) => a + b, 0);
     const reasons = [...skips].sort((a, b) => b[1] - a[1]).map(([reason, n]) => `${n} ${reason}`);
-    process.stdout.write(`\nskipped by reason: ${reasons.length ? reasons.join('; ') : 'none'}\n`);
+    process.stdout.write(`\nvitest run: ${((performance.now() - this.started) / 1000).toFixed(0)} s\n`);
+    process.stdout.write(`skipped by reason: ${reasons.length ? reasons.join('; ') : 'none'}\n`);
     process.stdout.write(`${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }
