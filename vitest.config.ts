@@ -19,6 +19,7 @@ const SERIAL = ['test/faults/**/*.test.ts', 'test/soak/**/*.test.ts', 'test/apps
 /** No database, or a database only as the app's plumbing: headers, documents, logs, config, lint. */
 const DATABASE_INDEPENDENT = [
   'test/config.test.ts',
+  'test/summary-reporter.test.ts',
   'test/lint-boundaries.test.ts',
   'test/scripts/*.test.ts',
   'test/*/layout.test.ts',
