@@ -10,6 +10,7 @@ import './platform/types.js';
 import { EventBus } from './platform/events.js';
 import { closeLogDestinations, logDestinations, loggerOptions, logStream, requestLoggerFactory } from './platform/logging.js';
 import { databasePlugin } from './platform/database-plugin.js';
+import type { PgliteLease } from './platform/database.js';
 import { openapiPlugin } from './platform/openapi.js';
 import { actuatorErrorFormat, actuatorPlugin } from './platform/actuator.js';
 import { routerErrorHandler } from './platform/errors.js';
@@ -26,6 +27,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** PGlite only: start from this migrated data-directory snapshot. */
   pgliteDataDir?: Blob;
+  /** PGlite only: an open instance lent by the caller, handed back on close (tests reuse one per worker). */
+  pglite?: PgliteLease;
   /** Load the dev profile's demo data (default: when the profile is dev). */
   demoData?: boolean;
   /**
@@ -83,6 +86,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const demoData = options.demoData ?? config.profile === 'dev';
   await app.register(databasePlugin, {
     pgliteDataDir: options.pgliteDataDir,
+    pglite: options.pglite,
     startupTasks: demoData ? [async (handle) => seedAppserverDemoData(handle.db, app.log)] : [],
   });
   await app.register(openapiPlugin);

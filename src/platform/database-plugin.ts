@@ -1,10 +1,11 @@
 /** Opens the database, runs migrations and start-up work under the start-up lock, closes on shutdown. */
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { openDatabase, type DatabaseHandle } from './database.js';
+import { openDatabase, type DatabaseHandle, type PgliteLease } from './database.js';
 
 export interface DatabasePluginOptions {
   pgliteDataDir?: Blob;
+  pglite?: PgliteLease;
   /** Start-up work that writes (demo data, file imports); runs after migrations, under the lock. */
   startupTasks: ((db: DatabaseHandle) => Promise<void>)[];
 }
@@ -15,6 +16,7 @@ export const databasePlugin = fp(async (app: FastifyInstance, opts: DatabasePlug
     log,
     bootWaitSeconds: app.config.bootWaitSeconds,
     pgliteDataDir: opts.pgliteDataDir,
+    pglite: opts.pglite,
   });
   app.decorate('db', handle);
   app.addHook('onClose', async () => handle.close());

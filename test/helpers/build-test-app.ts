@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import type { Need } from './requires.js';
+import { leasePglite } from './pglite-pool.js';
 
 export const onPostgres = () => process.env.TEST_DB === 'postgres';
 /**
@@ -52,7 +53,9 @@ export interface TestApp {
 export async function buildTestApp(env: Record<string, string> = {}, options: BuildOptions = {}): Promise<TestApp> {
   const database = await testDatabase();
   const config = loadConfig({ PROFILE: 'dev', SCHEDULER_ENABLED: 'false', ...database.env, ...env }, '0.0.0-test');
-  const app = await buildApp(config, { logger: false, demoData: false, pgliteDataDir: database.pgliteDataDir, ...options });
+  // On PGlite, an instance reused from an earlier test file, emptied to the snapshot's state.
+  const pglite = config.database.kind === 'pglite' && database.pgliteDataDir ? await leasePglite(() => database.pgliteDataDir!) : undefined;
+  const app = await buildApp(config, { logger: false, demoData: false, pglite, ...options });
   await app.ready();
   return {
     app,
