@@ -55,7 +55,7 @@ export async function buildTestApp(env: Record<string, string> = {}, options: Bu
   const config = loadConfig({ PROFILE: 'dev', SCHEDULER_ENABLED: 'false', ...database.env, ...env }, '0.0.0-test');
   // On PGlite, an instance reused from an earlier test file, emptied to the snapshot's state.
   const pglite = config.database.kind === 'pglite' && database.pgliteDataDir ? await leasePglite(() => database.pgliteDataDir!) : undefined;
-  const app = await buildApp(config, { logger: false, demoData: false, pglite, ...options });
+  const app = await buildApp(config, { logger: false, demoData: false, pgliteDataDir: database.pgliteDataDir, pglite, ...options });
   await app.ready();
   return {
     app,

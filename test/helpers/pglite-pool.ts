@@ -68,9 +68,12 @@ export async function leasePglite(snapshot: () => Blob): Promise<PgliteLease> {
     await snapshotFingerprint;
   }
   const lent = client;
+  let released = false;
   return {
     client: lent,
     async release() {
+      if (released) return; // handed back once: a second close must not lend it twice
+      released = true;
       if (await reset(lent) && idle.length < MAX_IDLE) idle.push(lent);
       else if (!lent.closed) await lent.close().catch(() => {});
     },

@@ -185,7 +185,8 @@ describe('OpenAPI', () => {
 
 describe('a second app', () => {
   it('has its own registry, and reports DOWN (503) once its database is gone', async () => {
-    const other = await buildTestApp();
+    // Its own PGlite, not one lent by the worker's pool (which closing the handle would hand back).
+    const other = await buildTestApp({}, { pglite: undefined });
     try {
       const metrics = await other.app.inject({ url: '/actuator/prometheus', headers: admin });
       expect(metrics.statusCode).toBe(200);

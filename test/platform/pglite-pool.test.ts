@@ -55,4 +55,15 @@ describe('PGlite reuse between test files', requires(pgliteProject), () => {
     expect(next.client.closed).toBe(false);
     await next.release();
   });
+
+  it('an instance handed back twice is lent once', async () => {
+    const lease = await leasePglite(snapshot);
+    await lease.release();
+    await lease.release();
+    const a = await leasePglite(snapshot);
+    const b = await leasePglite(snapshot);
+    expect(a.client).not.toBe(b.client);
+    await a.release();
+    await b.release();
+  });
 });

@@ -34,6 +34,9 @@ async function stub(mode: Mode): Promise<Stub> {
     if (m.kind === 'garbage') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": [{"kty":"EC","value":"-----BEGIN EC PUBLIC KEY-----\\nAAAA\\n-----END EC PUBLIC KEY-----"}]}');
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(m.body));
   });
+  // Idle connections stay open: a test that holds the event loop for seconds (10,000 verifications
+  // on a busy machine) would otherwise reuse a socket the server closed meanwhile ("fetch failed").
+  s.server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => s.server.listen(0, '127.0.0.1', resolve));
   s.url = `http://127.0.0.1:${(s.server.address() as AddressInfo).port}/oauth/token_key`;
   return s;
@@ -120,7 +123,9 @@ describe('remote key sources', () => {
   it('at most one fetch a minute per source, whatever the load (fake clock): 10,000 unknown-kid tokens', async () => {
     let clock = 5_000_000;
     const s = await newStub({ kind: 'keys', body: mpKeySet(other.publicKey) });
-    const { remotes, verifier } = setup([s.url], { now: () => clock });
+    // The stub answers in this process, after the 10,000 verifications, which on a busy machine
+    // take longer than the default fetch timeout.
+    const { remotes, verifier } = setup([s.url], { now: () => clock, timeoutMs: 120_000 });
     await remotes[0]!.refresh();
     expect(s.hits).toBe(1);
     const stranger = ecKey();
