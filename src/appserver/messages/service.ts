@@ -28,7 +28,7 @@ export interface MessageCodec<Body, Dto> {
   toRow(body: Body): Omit<NewMessageRow, 'userId' | 'kind' | 'dedupeKey'>;
   /** The fields of the reference's duplicate rule. */
   dedupeFields(row: Omit<NewMessageRow, 'userId' | 'kind' | 'dedupeKey'>): unknown[];
-  toDto(row: MessageRow): Dto;
+  toDto(row: q.ListedMessage): Dto;
   /** The error for a single add that repeats an existing message. */
   duplicate(existing: Dto): Error;
 }
@@ -109,7 +109,7 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
 
     async listOfUser(projectId: string, subjectId: string) {
       const { user } = await requireSubject(db, projectId, subjectId);
-      return (await q.listUserMessages(db, kind, user.id)).map(codec.toDto);
+      return (await q.listUserMessageDtoColumns(db, kind, user.id)).map(codec.toDto);
     },
 
     /** The project's messages inside `scope`; 404 for an unknown project. */
@@ -200,7 +200,7 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
       });
       publish({ projectId, subjectId }, changes);
       if (id !== undefined) return [codec.toDto((await q.findMessage(db, kind, id))!)];
-      return (await q.listUserMessages(db, kind, user.id)).map(codec.toDto);
+      return (await q.listUserMessageDtoColumns(db, kind, user.id)).map(codec.toDto);
     },
 
     /** State events of a message by id alone (an unknown id has none). */
