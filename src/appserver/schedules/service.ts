@@ -25,7 +25,7 @@ import { requireSubject } from '../users/service.js';
 import type { MessageRow, ScheduleInputsRow } from '../schema.js';
 import * as tq from '../tasks/queries.js';
 import { generateSchedule, taskKey, WINDOW_MS, type PlannedNotification, type PlannedTask, type Schedule, type ScheduleUser } from './generate.js';
-import type { Assessment, ProtocolSource, UserProtocol } from './protocol.js';
+import { ProtocolsUnreachable, type Assessment, type ProtocolSource, type UserProtocol } from './protocol.js';
 import { createZones } from './time.js';
 import * as q from './queries.js';
 
@@ -78,6 +78,17 @@ const sameInputs = (inputs: ScheduleInputsRow | null, user: q.ScheduleUserRow, v
 
 const scheduleUser = (user: q.ScheduleUserRow): ScheduleUser =>
   ({ timezone: user.timezone, enrolmentDate: user.enrolmentDate, language: user.language, seed: String(user.id) });
+
+/**
+ * Logs a generation that failed: an error, except when the protocols cannot be read for now
+ * (`ProtocolsUnreachable`), which their source logs once when the outage starts and once when it
+ * ends; each waiting user is then only a debug line.
+ */
+export function logGenerationFailure(log: FastifyBaseLogger, err: unknown, fields: Record<string, unknown>, message: string) {
+  const line = { ...fields, reason: (err as Error).message };
+  if (err instanceof ProtocolsUnreachable) log.debug(line, `${message}: protocols unreachable, waiting for them`);
+  else log.error(line, message);
+}
 
 export function createScheduleService({ db, events, protocols, log, concurrency = 8, clock = () => new Date() }: ScheduleServiceDeps) {
   // One offset cache for all users of this service's runs.
@@ -248,7 +259,7 @@ export function createScheduleService({ db, events, protocols, log, concurrency 
     let failed = 0;
     const failedUser = (user: q.ScheduleUserRow, err: unknown) => {
       failed++;
-      log.error({ projectId: user.projectId, subjectId: user.subjectId, reason: (err as Error).message }, 'schedule generation failed for a user');
+      logGenerationFailure(log, err, { projectId: user.projectId, subjectId: user.subjectId }, 'schedule generation failed for a user');
     };
     let next = 0;
     const worker = async () => {
