@@ -76,6 +76,12 @@ const sameInputs = (inputs: ScheduleInputsRow | null, user: q.ScheduleUserRow, v
   !!inputs?.generatedAt && inputs.protocolVersion === version && inputs.timezone === user.timezone
   && inputs.enrolmentDate?.getTime() === user.enrolmentDate.getTime() && (inputs.language ?? null) === (user.language ?? null);
 
+/** What a plan depends on of a user's inputs; a row not created yet reads as one with every field null (as `planFor` reads it). */
+const inputsKey = (i: ScheduleInputsRow | null | undefined) => JSON.stringify([
+  i?.protocolVersion ?? null, i?.timezone ?? null, i?.enrolmentDate?.getTime() ?? null, i?.language ?? null, i?.attributes ?? null,
+  i?.coveredUntil?.getTime() ?? null, i?.generatedAt?.getTime() ?? null,
+]);
+
 const scheduleUser = (user: q.ScheduleUserRow): ScheduleUser =>
   ({ timezone: user.timezone, enrolmentDate: user.enrolmentDate, language: user.language, seed: String(user.id) });
 
@@ -204,9 +210,17 @@ export function createScheduleService({ db, events, protocols, log, concurrency 
    */
   async function generateMany(jobs: Job[], mode: Mode): Promise<Map<number, GenerationResult>> {
     const now = clock();
+    // Planned before the transaction, from the inputs as the job read them: generation is CPU
+    // work, and a transaction open across it kept a connection idle in transaction (and the
+    // users' rows locked) for as long. Under the locks, a user whose inputs changed meanwhile
+    // is planned again.
+    const planned = jobs.map((j) => planFor(j, j.user.inputs ?? undefined, mode, now));
     const results = await db.transaction(async (tx) => {
       const locked = new Map((await q.lockScheduleInputs(tx, jobs.map((j) => j.user.id))).map((i) => [i.userId, i]));
-      const plans = jobs.map((j) => planFor(j, locked.get(j.user.id), mode, now)).filter((p): p is Plan => p !== undefined);
+      const plans = jobs.map((j, i) => {
+        const inputs = locked.get(j.user.id);
+        return inputsKey(inputs) === inputsKey(j.user.inputs) ? planned[i] : planFor(j, inputs, mode, now);
+      }).filter((p): p is Plan => p !== undefined);
       return plans.length > 0 ? applyPlans(tx, plans, now.getTime()) : new Map<number, Applied>();
     });
     const summary = new Map<number, GenerationResult>();
