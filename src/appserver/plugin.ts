@@ -33,7 +33,7 @@ import { createGithubContentCache } from './github/content-cache.js';
 import { createGithubProxy, proxyFetchOptions } from './github/proxy.js';
 import { ownerSet } from './github/proxy-url.js';
 import { githubRoutes } from './github/routes.js';
-import { createProtocolService } from './protocols/service.js';
+import { createProtocolService, ProtocolsUnavailable } from './protocols/service.js';
 import { protocolRoutes } from './protocols/routes.js';
 import { access, installGuard } from './security/guard.js';
 import { createAppserverSecurity, type LocalTokenAuthority } from './security/setup.js';
@@ -138,7 +138,7 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
   await app.register(protocolRoutes, { protocols, access });
   await app.register(githubRoutes, { proxy: githubProxy });
 
-  const protocolSource = givenSource ?? scheduleProtocolSource(protocols, events);
+  const protocolSource = givenSource ?? scheduleProtocolSource(protocols, events, (err) => err instanceof ProtocolsUnavailable);
   const schedules = createScheduleService({
     db, events, protocols: protocolSource, log: app.log.child({ component: 'schedules' }), concurrency: app.config.questionnaireScheduleConcurrency,
   });

@@ -1,7 +1,6 @@
 /** The fields notifications and data messages share on the wire and in the messages table. */
 import { randomUUID } from 'node:crypto';
-import { epochSeconds, parseInstant } from '../instant.js';
-import type { MessageRow } from '../schema.js';
+import { parseInstant } from '../instant.js';
 
 interface MessageBody {
   scheduledTime: string | number;
@@ -30,22 +29,4 @@ export const messageRow = (b: MessageBody, data: Record<string, string> | null |
   priority: b.priority ? b.priority.toUpperCase() : null,
   mutableContent: b.mutableContent ?? false,
   data: data ?? null,
-});
-
-/** DTO fields common to both kinds. */
-export const messageDto = (r: MessageRow) => ({
-  id: r.id,
-  scheduledTime: epochSeconds(r.scheduledTime),
-  delivered: r.delivered,
-  ttlSeconds: r.ttlSeconds,
-  sourceId: r.sourceId,
-  fcmMessageId: r.fcmMessageId,
-  fcmTopic: r.fcmTopic,
-  fcmCondition: r.fcmCondition,
-  appPackage: r.appPackage,
-  sourceType: r.sourceType,
-  priority: r.priority,
-  mutableContent: r.mutableContent,
-  createdAt: epochSeconds(r.createdAt),
-  updatedAt: epochSeconds(r.updatedAt),
 });

@@ -28,7 +28,7 @@ export interface MessageCodec<Body, Dto> {
   toRow(body: Body): Omit<NewMessageRow, 'userId' | 'kind' | 'dedupeKey'>;
   /** The fields of the reference's duplicate rule. */
   dedupeFields(row: Omit<NewMessageRow, 'userId' | 'kind' | 'dedupeKey'>): unknown[];
-  toDto(row: MessageRow): Dto;
+  toDto(row: q.ListedMessage): Dto;
   /** The error for a single add that repeats an existing message. */
   duplicate(existing: Dto): Error;
 }
@@ -109,7 +109,7 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
 
     async listOfUser(projectId: string, subjectId: string) {
       const { user } = await requireSubject(db, projectId, subjectId);
-      return (await q.listUserMessages(db, kind, user.id)).map(codec.toDto);
+      return (await q.listUserMessageDtoColumns(db, kind, user.id)).map(codec.toDto);
     },
 
     /** The project's messages inside `scope`; 404 for an unknown project. */
@@ -120,9 +120,10 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
 
     /** Adds one message; throws the codec's duplicate error when it repeats an existing one. */
     async add(projectId: string, subjectId: string, body: Body, opts: { schedule: boolean }) {
+      // The user is read and the row built before the transaction opens (see addBatch).
+      const { project, user } = await requireSubject(db, projectId, subjectId);
+      const row = newRow(body, user.id, opts.schedule);
       const { stored, owner, existing } = await db.transaction(async (tx) => {
-        const { project, user } = await requireSubject(tx, projectId, subjectId);
-        const row = newRow(body, user.id, opts.schedule);
         const [inserted] = await q.insertMessages(tx, [row]);
         if (!inserted) {
           return { stored: undefined, owner: undefined, existing: await q.findMessageByDedupeKey(tx, user.id, kind, row.dedupeKey) };
@@ -138,9 +139,14 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
 
     /** Adds many messages; repeats of existing ones (or within the batch) are skipped. Returns the new ones. */
     async addBatch(projectId: string, subjectId: string, bodies: Body[], opts: { schedule: boolean }) {
+      // Read and built before the transaction: building 200 rows (instants, ids, duplicate keys)
+      // is CPU work that kept the transaction's connection idle in transaction. The user check
+      // outside is no weaker: the read never locked the user, whose deletion meanwhile fails the
+      // insert (foreign key) either way.
+      const { project, user } = await requireSubject(db, projectId, subjectId);
+      const newRows = bodies.map((b) => newRow(b, user.id, opts.schedule));
       const { rows, changes, owner } = await db.transaction(async (tx) => {
-        const { project, user } = await requireSubject(tx, projectId, subjectId);
-        const inserted = await q.insertMessages(tx, bodies.map((b) => newRow(b, user.id, opts.schedule)));
+        const inserted = await q.insertMessages(tx, newRows);
         const changes = addedEvents(inserted);
         await q.insertStateEvents(tx, changes);
         return { rows: inserted, changes, owner: { projectId: project.projectId, subjectId } };
@@ -200,7 +206,7 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
       });
       publish({ projectId, subjectId }, changes);
       if (id !== undefined) return [codec.toDto((await q.findMessage(db, kind, id))!)];
-      return (await q.listUserMessages(db, kind, user.id)).map(codec.toDto);
+      return (await q.listUserMessageDtoColumns(db, kind, user.id)).map(codec.toDto);
     },
 
     /** State events of a message by id alone (an unknown id has none). */

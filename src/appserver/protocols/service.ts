@@ -142,22 +142,52 @@ export function createProtocolService(deps: {
     return changed;
   }
 
+  /**
+   * GitHub outages in the log (issue 30 item 9): one warning when reading the repository starts
+   * to fail and one when it works again. Every failed attempt used to warn (once a retry
+   * duration), and every user whose schedule waited for the protocols logged an error of its own:
+   * 200 users created during an outage gave 200 error lines. The attempts in between are debug.
+   */
+  let outage: { since: number; attempts: number } | undefined;
+  async function refreshLogged(): Promise<string[]> {
+    let changed: string[];
+    try {
+      changed = await refresh();
+    } catch (err) {
+      const reason = (err as Error).message;
+      if (closing.signal.aborted) throw err; // stopping, not an outage
+      if (outage) {
+        outage.attempts++;
+        log.debug({ reason, failedAttempts: outage.attempts }, 'protocols still cannot be read from GitHub');
+      } else {
+        outage = { since: now(), attempts: 1 };
+        const stored = (await index().catch(() => undefined))?.entries.size ?? 0;
+        log.warn({ reason, retrySeconds: retryMs / 1000 }, stored > 0
+          ? 'protocols cannot be refreshed from GitHub: serving the stored copies until it answers (logged again when it does)'
+          : 'protocols cannot be read from GitHub and none is stored: schedules are not generated and protocol requests answer 502 until it answers (logged again when it does)');
+      }
+      throw err;
+    }
+    if (outage) {
+      log.warn({ outageSeconds: Math.round((now() - outage.since) / 1000), failedAttempts: outage.attempts }, 'protocols read from GitHub again: the outage is over');
+      outage = undefined;
+    }
+    return changed;
+  }
+
   /** The copies, refreshed in the background when stale; waits for GitHub only when nothing is stored. */
   async function current(): Promise<Index> {
     const idx = await index();
     if (idx.entries.size === 0 && idx.checkedAt === null) {
       if (gate.recentFailure('protocols') !== undefined) throw new ProtocolsUnavailable();
       try {
-        await gate.run('protocols', refresh);
-      } catch (err) {
-        log.warn({ reason: (err as Error).message }, 'protocols could not be read from GitHub');
-        throw new ProtocolsUnavailable();
+        await gate.run('protocols', refreshLogged);
+      } catch {
+        throw new ProtocolsUnavailable(); // refreshLogged logged it
       }
     } else if (idx.checkedAt === null || now() - idx.checkedAt >= durationMs) {
       if (!gate.running('protocols') && gate.recentFailure('protocols') === undefined && !closing.signal.aborted) {
-        gate.run('protocols', refresh).catch((err: unknown) => {
-          log.warn({ reason: (err as Error).message }, 'protocol refresh failed, serving the stored copies');
-        });
+        gate.run('protocols', refreshLogged).catch(() => { /* refreshLogged logged it; the stored copies answer */ });
       }
     }
     return idx;
@@ -217,7 +247,7 @@ export function createProtocolService(deps: {
     },
 
     /** Reads the repository now (joining a running refresh); returns the changed paths. Throws the GitHub failure. */
-    refresh: () => gate.run('protocols', refresh),
+    refresh: () => gate.run('protocols', refreshLogged),
 
     /** Stops a running refresh and waits for it. */
     async close() {

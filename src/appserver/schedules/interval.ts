@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { AsyncTask, SimpleIntervalJob, ToadScheduler } from 'toad-scheduler';
 import type { AppserverEventBus } from '../events.js';
 import type { ProtocolSource } from './protocol.js';
-import type { ScheduleService } from './service.js';
+import { logGenerationFailure, type ScheduleService } from './service.js';
 
 export function startScheduleRuns(app: FastifyInstance, deps: { schedules: ScheduleService; events: AppserverEventBus; protocols: ProtocolSource; intervalSeconds: number }) {
   const { schedules, events, protocols, intervalSeconds } = deps;
@@ -28,7 +28,7 @@ export function startScheduleRuns(app: FastifyInstance, deps: { schedules: Sched
   const unsubscribeUsers = events.subscribe('user.saved', ({ userId, projectId, subjectId }) => {
     if (closing) return;
     track(schedules.generateForUser(userId, 'auto')
-      .catch((err: unknown) => log.error({ projectId, subjectId, reason: (err as Error).message }, 'schedule generation after a user change failed')));
+      .catch((err: unknown) => logGenerationFailure(log, err, { projectId, subjectId }, 'schedule generation after a user change failed')));
   });
   const unsubscribeProtocols = protocols.onChange(() => {
     if (closing) return;

@@ -51,6 +51,8 @@ export interface Protocol {
   [key: string]: unknown;
 }
 
+import { DomainError } from '../../platform/errors.js';
+
 /** A user's protocol and an identifier of its content: a new `version` means the protocol changed. */
 export interface UserProtocol { protocol: Protocol; version: string }
 
@@ -65,6 +67,19 @@ export interface ProtocolSource {
   onChange(listener: () => void): () => void;
 }
 
+/**
+ * What a source throws when no protocol can be read for now (GitHub unreachable and no copy
+ * stored): an expected outage, which the source logs when it starts and ends. Generation waits
+ * it out without an error line per user; the next run (or the refresh that ends it) generates.
+ * A request that needs the protocol answers 502.
+ */
+export class ProtocolsUnreachable extends DomainError {
+  constructor(message: string) {
+    super(502, message);
+    this.name = 'ProtocolsUnreachable';
+  }
+}
+
 /** The source with no protocols: nothing is generated (until a real source is wired in). */
 export const noProtocols: ProtocolSource = {
   forUser: async () => undefined,
@@ -74,15 +89,23 @@ export const noProtocols: ProtocolSource = {
 /**
  * The GitHub-backed protocols (protocols/service.ts) as a schedule `ProtocolSource`: a file's git
  * blob sha is its version, and a refresh that stores changed files (the `protocol.changed` event,
- * after its commit) tells the schedules to generate again.
+ * after its commit) tells the schedules to generate again. Its outage errors become
+ * `ProtocolsUnreachable` (same status and message).
  */
 export function scheduleProtocolSource(
   protocols: { forUser(projectId: string, subjectId: string, attributes: Readonly<Record<string, string>>): Promise<{ protocol: unknown; sha: string } | undefined> },
   events: { subscribe(type: 'protocol.changed', listener: () => void): () => void },
+  /** Whether an error of `protocols.forUser` means the protocols cannot be read for now (an outage). */
+  unavailable: (err: unknown) => boolean,
 ): ProtocolSource {
   return {
     async forUser(projectId, subjectId, attributes) {
-      const found = await protocols.forUser(projectId, subjectId, attributes);
+      let found;
+      try {
+        found = await protocols.forUser(projectId, subjectId, attributes);
+      } catch (err) {
+        throw unavailable(err) ? new ProtocolsUnreachable((err as Error).message) : err;
+      }
       return found && { protocol: found.protocol as Protocol, version: found.sha };
     },
     onChange: (listener) => events.subscribe('protocol.changed', () => listener()),

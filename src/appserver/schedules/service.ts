@@ -25,7 +25,7 @@ import { requireSubject } from '../users/service.js';
 import type { MessageRow, ScheduleInputsRow } from '../schema.js';
 import * as tq from '../tasks/queries.js';
 import { generateSchedule, taskKey, WINDOW_MS, type PlannedNotification, type PlannedTask, type Schedule, type ScheduleUser } from './generate.js';
-import type { Assessment, ProtocolSource, UserProtocol } from './protocol.js';
+import { ProtocolsUnreachable, type Assessment, type ProtocolSource, type UserProtocol } from './protocol.js';
 import { createZones } from './time.js';
 import * as q from './queries.js';
 
@@ -76,8 +76,25 @@ const sameInputs = (inputs: ScheduleInputsRow | null, user: q.ScheduleUserRow, v
   !!inputs?.generatedAt && inputs.protocolVersion === version && inputs.timezone === user.timezone
   && inputs.enrolmentDate?.getTime() === user.enrolmentDate.getTime() && (inputs.language ?? null) === (user.language ?? null);
 
+/** What a plan depends on of a user's inputs; a row not created yet reads as one with every field null (as `planFor` reads it). */
+const inputsKey = (i: ScheduleInputsRow | null | undefined) => JSON.stringify([
+  i?.protocolVersion ?? null, i?.timezone ?? null, i?.enrolmentDate?.getTime() ?? null, i?.language ?? null, i?.attributes ?? null,
+  i?.coveredUntil?.getTime() ?? null, i?.generatedAt?.getTime() ?? null,
+]);
+
 const scheduleUser = (user: q.ScheduleUserRow): ScheduleUser =>
   ({ timezone: user.timezone, enrolmentDate: user.enrolmentDate, language: user.language, seed: String(user.id) });
+
+/**
+ * Logs a generation that failed: an error, except when the protocols cannot be read for now
+ * (`ProtocolsUnreachable`), which their source logs once when the outage starts and once when it
+ * ends; each waiting user is then only a debug line.
+ */
+export function logGenerationFailure(log: FastifyBaseLogger, err: unknown, fields: Record<string, unknown>, message: string) {
+  const line = { ...fields, reason: (err as Error).message };
+  if (err instanceof ProtocolsUnreachable) log.debug(line, `${message}: protocols unreachable, waiting for them`);
+  else log.error(line, message);
+}
 
 export function createScheduleService({ db, events, protocols, log, concurrency = 8, clock = () => new Date() }: ScheduleServiceDeps) {
   // One offset cache for all users of this service's runs.
@@ -193,9 +210,17 @@ export function createScheduleService({ db, events, protocols, log, concurrency 
    */
   async function generateMany(jobs: Job[], mode: Mode): Promise<Map<number, GenerationResult>> {
     const now = clock();
+    // Planned before the transaction, from the inputs as the job read them: generation is CPU
+    // work, and a transaction open across it kept a connection idle in transaction (and the
+    // users' rows locked) for as long. Under the locks, a user whose inputs changed meanwhile
+    // is planned again.
+    const planned = jobs.map((j) => planFor(j, j.user.inputs ?? undefined, mode, now));
     const results = await db.transaction(async (tx) => {
       const locked = new Map((await q.lockScheduleInputs(tx, jobs.map((j) => j.user.id))).map((i) => [i.userId, i]));
-      const plans = jobs.map((j) => planFor(j, locked.get(j.user.id), mode, now)).filter((p): p is Plan => p !== undefined);
+      const plans = jobs.map((j, i) => {
+        const inputs = locked.get(j.user.id);
+        return inputsKey(inputs) === inputsKey(j.user.inputs) ? planned[i] : planFor(j, inputs, mode, now);
+      }).filter((p): p is Plan => p !== undefined);
       return plans.length > 0 ? applyPlans(tx, plans, now.getTime()) : new Map<number, Applied>();
     });
     const summary = new Map<number, GenerationResult>();
@@ -248,7 +273,7 @@ export function createScheduleService({ db, events, protocols, log, concurrency 
     let failed = 0;
     const failedUser = (user: q.ScheduleUserRow, err: unknown) => {
       failed++;
-      log.error({ projectId: user.projectId, subjectId: user.subjectId, reason: (err as Error).message }, 'schedule generation failed for a user');
+      logGenerationFailure(log, err, { projectId: user.projectId, subjectId: user.subjectId }, 'schedule generation failed for a user');
     };
     let next = 0;
     const worker = async () => {
