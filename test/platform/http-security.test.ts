@@ -6,12 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
+import helmet from '@fastify/helmet';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { uiClient } from '../helpers/ui-client.js';
 import { aParticipant, aProject } from '../fixtures/management.js';
 import { upsertClient } from '../../src/management/oauth/clients/queries.js';
 import { loadConfig } from '../../src/config.js';
-import { DEFAULT_CSP, HSTS, isCorsPath } from '../../src/platform/http-security.js';
+import { DEFAULT_CSP, HSTS, isCorsPath, SECURITY_HEADERS } from '../../src/platform/http-security.js';
 
 const MP = '/managementportal';
 const ORIGIN = 'https://dashboard.example.org';
@@ -90,6 +92,40 @@ describe('security headers', () => {
     if (r.page === 'oauth') expect(csp).toMatch(/style-src 'sha256-/);
     if (r.page === 'swagger') expect(csp).toContain("script-src 'self'");
     expect(res.headers['strict-transport-security']).toBeUndefined();
+  });
+
+  it('every kind of response carries the headers @fastify/helmet sent with the same policy (JSON, pages, static files, docs, errors)', async () => {
+    // What @fastify/helmet 13 answered with the options http-security.ts gave it until issue 30,
+    // for each content type: the service now sets these headers itself, precomputed.
+    const bare = Fastify({ logger: false });
+    await bare.register(helmet, {
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } },
+      frameguard: { action: 'deny' },
+      hsts: false,
+    });
+    bare.get('/json', async () => ({ ok: true }));
+    bare.get('/html', async (_req, reply) => reply.type('text/html').send('<p>hi</p>'));
+    bare.get('/css', async (_req, reply) => reply.type('text/css').send('p{}'));
+    bare.get('/error', async () => { throw new Error('boom'); });
+    const own = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
+    const helmetHeaders = async (url: string) => Object.fromEntries(Object.entries((await bare.inject({ method: 'GET', url })).headers).filter(([name]) => !own.has(name)));
+    const expected = await helmetHeaders('/json');
+    for (const url of ['/html', '/css', '/error']) expect(await helmetHeaders(url), url).toEqual(expected);
+    await bare.close();
+    expect(Object.keys(expected).length).toBeGreaterThanOrEqual(10);
+    expect(SECURITY_HEADERS).toEqual(expected);
+
+    const docs: (typeof RESPONSES)[number] = { name: 'code documentation', method: 'GET', url: '/java-docs/index.html', status: 200 };
+    for (const r of [...RESPONSES, docs]) {
+      const res = await call(plain, r);
+      expect(res.statusCode, r.name).toBe(r.status);
+      for (const [name, value] of Object.entries(expected)) {
+        // Pages set their own policy (checked above) and, the admin UI and OAuth pages, their own Referrer-Policy.
+        if (r.page && name === 'content-security-policy') continue;
+        if ((r.page === 'ui' || r.page === 'oauth') && name === 'referrer-policy') continue;
+        expect(res.headers[name], `${r.name}: ${name}`).toBe(value);
+      }
+    }
   });
 
   it('HSTS only when the request came over TLS through a trusted proxy', async () => {

@@ -3,11 +3,18 @@
  *
  * Why not node:crypto's callback form (libuv's pool)? Under load its hand-off cost the event loop
  * 25–60 µs per signature on this 2-core machine (four pool threads contending for OpenSSL's locks
- * with the main thread), about what signing inline costs. One worker and one message per
- * microtask checkpoint cost the event loop a few µs per signature, and the event loop is the
- * token endpoint's bottleneck (bench/README.md, "What moved the token endpoint" item 4, and the
- * 2026-11-24 17:15 client_credentials row). The worker's code is a string so it runs the same
- * from `src/` (tests) and `dist/`.
+ * with the main thread), about what signing inline costs. Why not inline? The event loop is the
+ * token endpoint's bottleneck, and an ES256 signature is 40–60 µs of it here (bench/README.md,
+ * "What moved the token endpoint" item 4, and the 2026-11-24 17:15 client_credentials row).
+ *
+ * Messages are what the worker costs: each one is a structured clone and, when the thread sleeps,
+ * a wake-up (a system call and a context switch, 10–20 µs of the event loop on this VM, and more
+ * under load). So at most one batch is in flight: jobs submitted while the worker is busy wait
+ * for its answer and go in the next message together, and an idle worker is sent the jobs of a
+ * whole event-loop turn at once (`setImmediate`, after the poll phase has read every ready
+ * request) instead of one message per request (issue 30: `postMessage` was the largest item of
+ * the token endpoint's profile). The worker's code is a string so it runs the same from `src/`
+ * (tests) and `dist/`.
  *
  * The thread belongs to the `CryptoWorker` object (owned in turn by token-signing.ts's
  * `TokenSigning`, which the management plugin creates and closes): it starts with the first job,
@@ -53,8 +60,8 @@ export function createCryptoWorker(keys: KeySet): CryptoWorker {
     verification: keys.verification.map((k) => ({ kid: k.kid, alg: k.alg, key: k.publicKey })),
   };
   let worker: Worker | undefined;
-  /** Batches sent and not yet answered, oldest first: the worker answers them in order. */
-  const inFlight: Pending[][] = [];
+  /** The batch sent and not yet answered (at most one). */
+  let inFlight: Pending[] | undefined;
   let jobs: Job[] = [];
   let waiting: Pending[] = [];
   let flushQueued = false;
@@ -63,32 +70,44 @@ export function createCryptoWorker(keys: KeySet): CryptoWorker {
   function spawn(): Worker {
     const w = new Worker(WORKER_SOURCE, { eval: true, workerData });
     w.on('message', (results: (string | boolean)[]) => {
-      const batch = inFlight.shift()!;
-      for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]!);
+      const batch = inFlight!;
+      inFlight = undefined;
+      // What arrived meanwhile goes at once, before the answers' continuations add more.
+      if (jobs.length > 0) flush();
       // An idle worker does not keep the process alive.
-      if (inFlight.length === 0) w.unref();
+      else w.unref();
+      for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]!);
     });
     w.on('error', (err) => fail(w, err));
     w.on('exit', (code) => fail(w, new Error(`crypto worker exited with code ${code}`)));
     return w;
   }
 
-  /** Rejects what the worker had; the next job starts a new one. */
+  /** Rejects what the worker had; the jobs waiting go to a new one. */
   function fail(w: Worker, err: Error): void {
     if (worker !== w) return;
     worker = undefined;
-    for (const batch of inFlight.splice(0)) for (const p of batch) p.reject(err);
+    const batch = inFlight ?? [];
+    inFlight = undefined;
+    for (const p of batch) p.reject(err);
+    if (jobs.length > 0) scheduleFlush();
   }
 
   function flush(): void {
     flushQueued = false;
-    if (closed) return;
+    if (closed || inFlight || jobs.length === 0) return;
     worker ??= spawn();
     worker.ref();
-    inFlight.push(waiting);
+    inFlight = waiting;
     worker.postMessage(jobs);
     jobs = [];
     waiting = [];
+  }
+
+  function scheduleFlush(): void {
+    if (flushQueued || inFlight) return;
+    flushQueued = true;
+    setImmediate(flush);
   }
 
   function submit(job: Job): Promise<string | boolean> {
@@ -99,12 +118,8 @@ export function createCryptoWorker(keys: KeySet): CryptoWorker {
       }
       jobs.push(job);
       waiting.push({ resolve, reject });
-      // Once per microtask checkpoint: the jobs of one request (two signatures) share a message,
-      // and no job waits for the next turn of the event loop.
-      if (!flushQueued) {
-        flushQueued = true;
-        queueMicrotask(flush);
-      }
+      // While a batch is in flight its answer sends these; else at the end of this loop turn.
+      scheduleFlush();
     });
   }
 
@@ -120,7 +135,9 @@ export function createCryptoWorker(keys: KeySet): CryptoWorker {
       const w = worker;
       worker = undefined;
       await w?.terminate();
-      for (const batch of inFlight.splice(0)) for (const p of batch) p.reject(error);
+      const batch = inFlight ?? [];
+      inFlight = undefined;
+      for (const p of batch) p.reject(error);
     },
   };
 }

@@ -64,6 +64,23 @@ describe('token signing', () => {
     await expect(rsa.verify(`${input}.${signature}`, now())).rejects.toThrow();
   });
 
+  it('closing while one batch is with the worker and more jobs wait for it: every job settles, the waiting ones refused', async () => {
+    const own = createTokenSigning(ecKeys);
+    await own.sign({ sub: 'warm', exp: now() + 60 });
+    const first = Array.from({ length: 100 }, (_, i) => own.sign({ sub: `first-${i}`, exp: now() + 60 }));
+    // The first batch leaves at the end of this turn; these wait for its answer.
+    await new Promise((r) => setImmediate(r));
+    const waiting = Array.from({ length: 100 }, (_, i) => own.sign({ sub: `waiting-${i}`, exp: now() + 60 }));
+    await own.close();
+    const settled = await Promise.allSettled([...first, ...waiting]);
+    for (const [i, s] of settled.entries()) {
+      if (s.status === 'rejected') expect(String(s.reason)).toContain('crypto worker closed');
+      // Signed before the close reached the thread: a real token of its own claims.
+      else expect((await ec.verify(s.value, now())).sub).toBe(i < 100 ? `first-${i}` : `waiting-${i - 100}`);
+    }
+    expect(settled.slice(100).every((s) => s.status === 'rejected')).toBe(true);
+  });
+
   it('each signing object owns its thread: closing one refuses its later and queued jobs and leaves another on the same keys working', async () => {
     const own = createTokenSigning(ecKeys);
     const token = await own.sign({ sub: 'mine', exp: now() + 60 });
