@@ -26,6 +26,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** PGlite only: start from this migrated data-directory snapshot. */
   pgliteDataDir?: Blob;
+  /** PGlite only, without `pgliteDataDir`: keep and reuse a migrated snapshot here (main.ts: the temporary directory). */
+  pgliteSnapshotDir?: string;
   /** Load the dev profile's demo data (default: when the profile is dev). */
   demoData?: boolean;
   /**
@@ -83,6 +85,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const demoData = options.demoData ?? config.profile === 'dev';
   await app.register(databasePlugin, {
     pgliteDataDir: options.pgliteDataDir,
+    pgliteSnapshotDir: options.pgliteSnapshotDir,
     startupTasks: demoData ? [async (handle) => seedAppserverDemoData(handle.db, app.log)] : [],
   });
   await app.register(openapiPlugin);

@@ -5,6 +5,7 @@ import { openDatabase, type DatabaseHandle } from './database.js';
 
 export interface DatabasePluginOptions {
   pgliteDataDir?: Blob;
+  pgliteSnapshotDir?: string | undefined;
   /** Start-up work that writes (demo data, file imports); runs after migrations, under the lock. */
   startupTasks: ((db: DatabaseHandle) => Promise<void>)[];
 }
@@ -15,6 +16,7 @@ export const databasePlugin = fp(async (app: FastifyInstance, opts: DatabasePlug
     log,
     bootWaitSeconds: app.config.bootWaitSeconds,
     pgliteDataDir: opts.pgliteDataDir,
+    pgliteSnapshotDir: opts.pgliteSnapshotDir,
   });
   app.decorate('db', handle);
   app.addHook('onClose', async () => handle.close());
