@@ -1,5 +1,6 @@
 /**
- * `npm start`'s prestart: runs `tsc -p tsconfig.build.json` only when dist/ is older than its
+ * `npm start`'s prestart: runs `npm run build`'s two steps (`tsc -p tsconfig.build.json`, then
+ * scripts/bundle.mjs) only when dist/ is older than its
  * inputs, so a second start skips the ~10 s compile. A fresh clone has no stamp and builds.
  *
  * The stamp (dist/.build-stamp) is written only after tsc succeeds and carries the time the
@@ -58,13 +59,15 @@ export function staleReason(root, inputs = BUILD_INPUTS, stamp = STAMP) {
   return null;
 }
 
-/** Compiles with tsc, then stamps dist/ with the start time. Returns tsc's exit code. */
+/** Compiles with tsc and bundles (scripts/bundle.mjs), then stamps dist/ with the start time. Returns the first failing exit code. */
 function build(root, reason) {
   const startedAt = new Date();
   console.log(`building dist/ (${reason})`);
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const run = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   if (run.status !== 0) return run.status ?? 1;
+  const bundle = spawnSync(process.execPath, [join('scripts', 'bundle.mjs')], { cwd: root, stdio: 'inherit' });
+  if (bundle.status !== 0) return bundle.status ?? 1;
   const stamp = join(root, STAMP);
   mkdirSync(dirname(stamp), { recursive: true });
   closeSync(openSync(stamp, 'w'));

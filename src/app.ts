@@ -29,6 +29,8 @@ export interface BuildOptions {
   pgliteDataDir?: Blob;
   /** PGlite only: an open instance lent by the caller, handed back on close (tests reuse one per worker). */
   pglite?: PgliteLease;
+  /** PGlite only, without `pgliteDataDir`: keep and reuse a migrated snapshot here (main.ts: the temporary directory). */
+  pgliteSnapshotDir?: string;
   /** Load the dev profile's demo data (default: when the profile is dev). */
   demoData?: boolean;
   /**
@@ -87,6 +89,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(databasePlugin, {
     pgliteDataDir: options.pgliteDataDir,
     pglite: options.pglite,
+    pgliteSnapshotDir: options.pgliteSnapshotDir,
     startupTasks: demoData ? [async (handle) => seedAppserverDemoData(handle.db, app.log)] : [],
   });
   await app.register(openapiPlugin);

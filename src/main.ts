@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_ENV_FILE, loadDotEnv } from './dotenv.js';
+import { SNAPSHOT_DIR } from './platform/pglite-snapshot.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -32,7 +33,8 @@ if (config.sentryDsn) (await import('./platform/sentry.js')).initSentry({ ...con
 const { buildApp } = await import('./app.js');
 let app: Awaited<ReturnType<typeof buildApp>>;
 try {
-  app = await buildApp(config);
+  // An in-memory PGlite (dev) starts from a migrated snapshot kept in the temporary directory.
+  app = await buildApp(config, { pgliteSnapshotDir: SNAPSHOT_DIR });
 } catch (err) {
   process.stderr.write(`Start-up failed: ${(err as Error).message}\n`);
   process.exit(1);

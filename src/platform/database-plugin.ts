@@ -6,6 +6,7 @@ import { openDatabase, type DatabaseHandle, type PgliteLease } from './database.
 export interface DatabasePluginOptions {
   pgliteDataDir?: Blob;
   pglite?: PgliteLease;
+  pgliteSnapshotDir?: string | undefined;
   /** Start-up work that writes (demo data, file imports); runs after migrations, under the lock. */
   startupTasks: ((db: DatabaseHandle) => Promise<void>)[];
 }
@@ -17,6 +18,7 @@ export const databasePlugin = fp(async (app: FastifyInstance, opts: DatabasePlug
     bootWaitSeconds: app.config.bootWaitSeconds,
     pgliteDataDir: opts.pgliteDataDir,
     pglite: opts.pglite,
+    pgliteSnapshotDir: opts.pgliteSnapshotDir,
   });
   app.decorate('db', handle);
   app.addHook('onClose', async () => handle.close());

@@ -10,6 +10,7 @@ import { PgDialect, type PgDatabase, type PgQueryResultHKT, type PgTransaction }
 import type { FastifyBaseLogger } from 'fastify';
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import type { DatabaseConfig } from '../config.js';
+import { dropSnapshot, readSnapshot, snapshotKey, writeSnapshot } from './pglite-snapshot.js';
 
 export type Database = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 /** The database or a transaction: what query functions take as their first argument. */
@@ -40,6 +41,11 @@ export interface OpenOptions {
   pgliteDataDir?: Blob;
   /** PGlite only: use this open instance instead of opening one (tests lend one per worker). */
   pglite?: PgliteLease;
+  /**
+   * PGlite only, without `pgliteDataDir`: keep a migrated snapshot in this directory and start from
+   * it (pglite-snapshot.ts). Without it every start runs initdb and every migration.
+   */
+  pgliteSnapshotDir?: string;
 }
 
 /**
@@ -50,6 +56,37 @@ export interface OpenOptions {
 export interface PgliteLease {
   client: PGlite;
   release(): Promise<void>;
+}
+/**
+ * An in-memory PGlite from the migrated snapshot of `dir` (pglite-snapshot.ts). Without one (first
+ * start, or the migrations changed) it is made: initdb, the migrations, a dump stored for the next
+ * start. A snapshot that cannot be stored or loaded costs only the time it would have saved.
+ */
+async function openFromSnapshot<C extends { dumpDataDir(compression: 'none'): Promise<Blob | File>; close(): Promise<void> }>(
+  dir: string, log: FastifyBaseLogger, pglite: { create(loadDataDir?: Blob): Promise<C>; migrate(client: C): Promise<void> },
+): Promise<C> {
+  const version = (JSON.parse(await readFile(fileURLToPath(new URL('../package.json', import.meta.resolve('@electric-sql/pglite'))), 'utf8')) as { version: string }).version;
+  const key = await snapshotKey(MIGRATIONS_FOLDER, version);
+  const snapshot = await readSnapshot(dir, key);
+  if (snapshot) {
+    try {
+      const client = await pglite.create(snapshot);
+      log.info({ snapshot: dir, key }, 'PGlite opened from the migrated snapshot');
+      return client;
+    } catch (err) {
+      log.warn({ snapshot: dir, key, reason: (err as Error).message }, 'PGlite snapshot could not be loaded: removed, migrating afresh');
+      await dropSnapshot(dir, key).catch(() => {});
+    }
+  }
+  const client = await pglite.create();
+  await pglite.migrate(client);
+  try {
+    await writeSnapshot(dir, key, await client.dumpDataDir('none'));
+    log.info({ snapshot: dir, key }, 'PGlite snapshot of the migrated schema stored for the next start');
+  } catch (err) {
+    log.warn({ snapshot: dir, reason: (err as Error).message }, 'PGlite snapshot could not be stored: the next start migrates afresh');
+  }
+  return client;
 }
 
 export async function openDatabase(config: DatabaseConfig, opts: OpenOptions): Promise<DatabaseHandle> {
@@ -86,7 +123,17 @@ async function openPglite(opts: OpenOptions): Promise<DatabaseHandle> {
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
   const lease = opts.pglite ?? await (async () => {
-    const opened = await createPglite(opts.pgliteDataDir);
+    let opened: PGlite;
+    if (opts.pgliteDataDir) {
+      opened = await createPglite(opts.pgliteDataDir);
+    } else if (opts.pgliteSnapshotDir) {
+      opened = await openFromSnapshot(opts.pgliteSnapshotDir, opts.log, {
+        create: (loadDataDir) => createPglite(loadDataDir),
+        migrate: (fresh) => migrate(drizzle(fresh), { migrationsFolder: MIGRATIONS_FOLDER }),
+      });
+    } else {
+      opened = await createPglite();
+    }
     return { client: opened, release: () => opened.close() };
   })();
   const { client } = lease;

@@ -86,16 +86,25 @@ function lazyValidator(compile: () => Validate): Validate {
  * The `schemaController` server option: bodies compile on an AJV without type coercion, every
  * other part on one with Fastify's `coerceTypes: 'array'`. Each encapsulation context's shared
  * schemas (`addSchema`) reach both instances. Validators and response serializers compile on
- * first use (`lazyValidator`).
+ * first use (`lazyValidator`), and the AJV instances are made then.
  */
 export function perPartSchemaController(): NonNullable<FastifyServerOptions['schemaController']> {
   const coercingPool = AjvCompiler();
   const strictPool = AjvCompiler();
+  // The AJV instances too are made on the first validator's compile: each new one compiles JSON
+  // Schema's meta-schema to check the shared schemas against (~50 ms apiece, a handful of
+  // instances: one per part and encapsulation context with its own shared schemas).
   const buildValidator = (externalSchemas: Record<string, unknown>, options: AjvOptions = ajvOptions) => {
-    const coercing = coercingPool(externalSchemas as never, options) as unknown as Compile;
-    const strictOptions = { ...options, customOptions: { ...options.customOptions, coerceTypes: false } };
-    const strict = strictPool(externalSchemas as never, strictOptions as never) as unknown as Compile;
-    return ((route: RouteSchema) => lazyValidator(() => (route.httpPart === 'body' ? strict : coercing)(route) as Validate)) as never;
+    let coercing: Compile | undefined;
+    let strict: Compile | undefined;
+    const compiler = (part: string | undefined): Compile => {
+      if (part === 'body') {
+        const strictOptions = { ...options, customOptions: { ...options.customOptions, coerceTypes: false } };
+        return (strict ??= strictPool(externalSchemas as never, strictOptions as never) as unknown as Compile);
+      }
+      return (coercing ??= coercingPool(externalSchemas as never, options) as unknown as Compile);
+    };
+    return ((route: RouteSchema) => lazyValidator(() => compiler(route.httpPart)(route) as Validate)) as never;
   };
   const serializers = SerializerSelector();
   const buildSerializer = (externalSchemas: unknown, options: unknown) => {

@@ -2,7 +2,8 @@
  * Start-up, shutdown and configuration errors of the real process: spawns `node dist/main.js`
  * (built by `npm run build`, which `pretest` runs) with a clean environment per case.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { request, type IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,7 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   BANNER, halfSent, killServices, spawnService, started, TEST_KEYSTORE as KEYSTORE, waitFor, type ServiceProcess,
 } from '../helpers/service-process.js';
-import { builtService } from '../helpers/service-process.js';
+import { builtService, MAIN } from '../helpers/service-process.js';
+
+const CODE_DOCS_INDEX = fileURLToPath(new URL('../../dist/java-docs/index.html', import.meta.url));
 import { pgliteProject, postgresProject, requires } from '../helpers/requires.js';
 
 afterEach(killServices);
@@ -68,6 +71,23 @@ describe('dist/main.js', requires(builtService), () => {
       expect(JSON.parse(created.body)).toMatchObject({ projectId });
 
       expect(await exitCode(proc, 60)).toBe(0);
+    }, 90_000);
+  });
+
+  describe('the bundle (npm run build: scripts/bundle.mjs)', requires(pgliteProject), () => {
+    it('dist/main.js is bundled and finds the files beside it: migrations, views, public content, Swagger UI, code docs', async () => {
+      expect(readFileSync(MAIN, 'utf8').startsWith('// Bundled by scripts/bundle.mjs')).toBe(true);
+      const proc = spawnService({ PROFILE: 'dev' });
+      const base = await started(proc);
+      expect((await send(`${base}/actuator/health`)).status).toBe(200);
+      // The demo data (on the migrated schema, from the snapshot or freshly migrated).
+      expect((await send(`${base}/projects`)).body).toContain('"projectId":"radar"');
+      const signIn = await send(`${base}/managementportal/login`);
+      expect(signIn.status).toBe(200);
+      expect(signIn.body).toContain('<form');
+      expect((await send(`${base}/managementportal/content/ui.css`)).status).toBe(200);
+      expect((await send(`${base}/swagger-ui/`)).status).toBe(200);
+      expect((await send(`${base}/java-docs/`)).status).toBe(existsSync(CODE_DOCS_INDEX) ? 200 : 404);
     }, 90_000);
   });
 

@@ -6,7 +6,7 @@
  * Errors name the setting to fix. Without a keystore file the dev profile generates an in-memory
  * EC key (tokens then die with the process); the prod profile refuses to start.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, pbkdf2Sync, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import forge from 'node-forge';
 import { calculateJwkThumbprint, type JWK } from 'jose';
@@ -102,11 +102,41 @@ function keySet(signing: SigningKey, checking: VerificationKey[]): KeySet {
   return { signing, verification, byKid: new Map(verification.map((k) => [k.kid, k])) };
 }
 
+type Pbkdf2 = (p: string, s: string, c: number, dkLen: number, md?: unknown, callback?: unknown) => string;
+const NATIVE_DIGESTS = new Set(['sha1', 'sha224', 'sha256', 'sha384', 'sha512']);
+
+/**
+ * Runs `fn` with forge's PBKDF2 computed by Node's (OpenSSL's) instead of forge's JavaScript.
+ * PKCS12 files of keytool and OpenSSL 3 encrypt their bags with PBES2 (PBKDF2-HMAC-SHA256, 10,000
+ * iterations or more): forge hands its own digest object to PBKDF2, which then never takes its
+ * native path, and the two derivations took ~0.4 s of the start-up (about a quarter of it). The
+ * bytes derived are the same: the password and salt go in as forge's binary strings (one byte a
+ * character); a password with characters above U+00FF, which forge's JavaScript would not reduce to
+ * a byte, keeps forge's own derivation. Swapped back before returning: `fn` is synchronous, so no
+ * other caller of forge sees the swap.
+ */
+function withNativePbkdf2<T>(fn: () => T): T {
+  const pkcs5 = forge.pkcs5 as unknown as { pbkdf2: Pbkdf2 };
+  const own = pkcs5.pbkdf2;
+  pkcs5.pbkdf2 = (p, s, c, dkLen, md, callback) => {
+    const algorithm = (md as { algorithm?: unknown } | undefined)?.algorithm;
+    if (callback !== undefined || typeof algorithm !== 'string' || !NATIVE_DIGESTS.has(algorithm) || !/^[\x00-\xff]*$/.test(p)) {
+      return own(p, s, c, dkLen, md, callback);
+    }
+    return pbkdf2Sync(Buffer.from(p, 'binary'), Buffer.from(s, 'binary'), c, dkLen, algorithm).toString('binary');
+  };
+  try {
+    return fn();
+  } finally {
+    pkcs5.pbkdf2 = own;
+  }
+}
+
 /** Private keys of a PKCS12 file by alias (friendlyName). */
 function readKeystore(buf: Buffer, password: string, file: string): Map<string, KeyObject> {
   let p12: forge.pkcs12.Pkcs12Pfx;
   try {
-    p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(buf.toString('binary')), false, password);
+    p12 = withNativePbkdf2(() => forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(buf.toString('binary')), false, password));
   } catch (err) {
     const message = (err as Error).message;
     if (/MAC could not be verified|Invalid password/i.test(message)) {

@@ -1,5 +1,8 @@
 /** The keystore fixtures of test/fixtures/keystores (keytool and openssl), read with node-forge. */
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import forge from 'node-forge';
 import { describe, expect, it } from 'vitest';
 import { importJWK, importSPKI, jwtVerify } from 'jose';
 import { KeystoreError, loadKeySet, type KeystoreSettings } from '../../../src/management/oauth/keystore.js';
@@ -82,5 +85,20 @@ describe('keystore', () => {
     expect(keys.signing.alg).toBe('ES256');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('in-memory EC key');
+  });
+
+  it('decrypts the same keys as node-forge alone, and leaves forge as it was (the native PBKDF2 only makes it faster)', async () => {
+    const ownPbkdf2 = forge.pkcs5.pbkdf2;
+    for (const [file, alias] of [['keytool-ec.p12', 'radarbase-managementportal-ec'], ['keytool-ec.p12', 'old-ec'], ['openssl-ec.p12', 'radarbase-managementportal-ec']] as const) {
+      const keys = await loadKeySet(settings({ profile: 'dev', file: fixture(file), signingAlias: alias }), silent);
+      expect(forge.pkcs5.pbkdf2).toBe(ownPbkdf2);
+      // forge's own JavaScript derivation of the same bag.
+      const p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(readFileSync(fixture(file)).toString('binary')), false, 'radarbase');
+      const bagType = forge.pki.oids.pkcs8ShroudedKeyBag!;
+      const bag = p12.getBags({ bagType })[bagType]!.find((b) => b.attributes.friendlyName?.[0] === alias)!;
+      const der = Buffer.from(forge.asn1.toDer(bag.asn1).getBytes(), 'binary');
+      const expected = createPublicKey(createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })).export({ format: 'jwk' });
+      expect(keys.signing.jwk).toMatchObject(expected);
+    }
   });
 });
