@@ -7,10 +7,13 @@
 // that looks up the user, runs the same SELECT with postgres.js on the same database and pool size,
 // maps the rows to the DTO and JSON.stringifies them. The run checks first that both answers are
 // byte for byte the same. Both servers run throughout; the load alternates between them in rounds
-// (each round starts with the other); it prints every round (req/s, p50/p99, the cores the service
-// or bound used and its CPU milliseconds per request) and the medians of req/s and of ours / bound.
+// (each round starts with the other); it prints every round (req/s, p50/p99, the cores used, and
+// the CPU milliseconds per request of the serving process and of its PostgreSQL backends, found by
+// application_name) and the medians: of req/s and ours / bound, and of the bound's CPU per request
+// over ours, which on a loaded shared host says more than req/s does.
 // Any non-2xx answer or request error fails the run (exit 1), and so does a bound whose answer differs.
 //   npm run build && node bench/notifications-list.mjs [seconds=5] [connections=10] [messages=1000] [rounds=ROUNDS or 3]
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { cpuMeter } from './cpu-usage.mjs';
@@ -95,6 +98,21 @@ try {
     probes[list] = { items, bodyBytes: Buffer.byteLength(bodies.ours) };
   }
 
+  // The PostgreSQL backends of each server's pool (by application_name), so that the CPU a
+  // request costs the database counts too: the service's SELECT shapes JSON, the bound's does not.
+  const monitor = postgres(db.url, { max: 1, onnotice: () => {} });
+  stops.push(() => monitor.end());
+  const applicationName = { ours: 'radar-platform', bound: 'notifications-list-bound' };
+  const cpuSeconds = (pid) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch { return 0; }
+  };
+  const backendsCpu = async (name) => {
+    const rows = await monitor`select pid from pg_stat_activity where datname = current_database() and application_name = ${applicationName[name]}`;
+    return new Map(rows.map((r) => [r.pid, cpuSeconds(r.pid)]));
+  };
   const headers = { authorization };
   // As lib.mjs measureLoad, but the warm-up is a number of requests (two a connection), not 2 s:
   // on a loaded host a 2 s warm-up of these 0.7 MB answers could end before any answer came.
@@ -103,14 +121,21 @@ try {
     const url = `${servers[name].base}${paths[list]}`;
     assertAll2xx(`${label} warm-up`, await autocannon({ url, connections, amount: connections * 2, headers }));
     const cpu = cpuMeter(servers[name].pid);
+    const backendsBefore = await backendsCpu(name);
     const r = await autocannon({ url, connections, duration: seconds, headers });
     const coresUsed = cpu();
+    const backendsAfter = await backendsCpu(name);
     assertAll2xx(label, r);
     const requestsPerSecond = Number((r.requests.total / r.duration).toFixed(1));
+    let backendSeconds = 0;
+    for (const [pid, after] of backendsAfter) backendSeconds += after - (backendsBefore.get(pid) ?? 0);
+    const cpuMsPerRequest = Number(((coresUsed.service * 1000) / requestsPerSecond).toFixed(2));
+    const pgCpuMsPerRequest = Number(((backendSeconds * 1000) / r.requests.total).toFixed(2));
     return {
       requestsPerSecond, latencyMs: { p50: r.latency.p50, p99: r.latency.p99 }, coresUsed,
-      // CPU of the serving process per request: less sensitive to other load on a shared host than req/s.
-      cpuMsPerRequest: Number(((coresUsed.service * 1000) / requestsPerSecond).toFixed(2)),
+      // CPU per request of the serving process, of its PostgreSQL backends, and both: less
+      // sensitive to other load on a shared host than req/s.
+      cpuMsPerRequest, pgCpuMsPerRequest, totalCpuMsPerRequest: Number((cpuMsPerRequest + pgCpuMsPerRequest).toFixed(2)),
     };
   };
   const both = async (name) => ({ notifications: await load(name, 'notifications'), data: await load(name, 'data') });
@@ -123,20 +148,28 @@ try {
     };
   }
   const medianOf = (f, digits = 1) => Number(median(results.map(f)).toFixed(digits));
-  const per = (name) => ({
-    notifications: { requestsPerSecond: medianOf((r) => r[name].notifications.requestsPerSecond), cpuMsPerRequest: medianOf((r) => r[name].notifications.cpuMsPerRequest, 2) },
-    data: { requestsPerSecond: medianOf((r) => r[name].data.requestsPerSecond), cpuMsPerRequest: medianOf((r) => r[name].data.cpuMsPerRequest, 2) },
+  const perList = (name, list) => ({
+    requestsPerSecond: medianOf((r) => r[name][list].requestsPerSecond),
+    cpuMsPerRequest: medianOf((r) => r[name][list].cpuMsPerRequest, 2),
+    pgCpuMsPerRequest: medianOf((r) => r[name][list].pgCpuMsPerRequest, 2),
+    totalCpuMsPerRequest: medianOf((r) => r[name][list].totalCpuMsPerRequest, 2),
   });
+  const per = (name) => ({ notifications: perList(name, 'notifications'), data: perList(name, 'data') });
   summary = {
     bench: 'notifications-list', date: new Date().toISOString().slice(0, 10), machine: machine(), messages: count, poolSize: POOL_SIZE,
     connections, seconds, lists: probes, rounds: results,
     median: {
       ours: per('ours'), bound: per('bound'),
       oursVsBound: { notifications: medianOf((r) => r.oursVsBound.notifications, 2), data: medianOf((r) => r.oursVsBound.data, 2) },
-      // The bound's CPU per request over ours: the ratio the service's own work allows, whatever else runs on the host.
+      // The bound's CPU per request over ours (the serving process; it and its PostgreSQL
+      // backends): the ratio the work itself allows, whatever else runs on the host.
       boundCpuVsOurs: {
         notifications: medianOf((r) => r.bound.notifications.cpuMsPerRequest / r.ours.notifications.cpuMsPerRequest, 2),
         data: medianOf((r) => r.bound.data.cpuMsPerRequest / r.ours.data.cpuMsPerRequest, 2),
+      },
+      boundTotalCpuVsOurs: {
+        notifications: medianOf((r) => r.bound.notifications.totalCpuMsPerRequest / r.ours.notifications.totalCpuMsPerRequest, 2),
+        data: medianOf((r) => r.bound.data.totalCpuMsPerRequest / r.ours.data.totalCpuMsPerRequest, 2),
       },
     },
     target: { oursVsBound: 0.7 },
