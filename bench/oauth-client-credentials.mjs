@@ -17,6 +17,7 @@ exitOnBenchFailure();
 const seconds = Number(process.argv[2] ?? 10);
 const connections = Number(process.argv[3] ?? 10);
 const rounds = roundsArg(4);
+const WARM_UP_SECONDS = Number(process.env.WARM_UP_SECONDS ?? 2); // bench/smoke.mjs shortens it
 const KEYSTORE = fileURLToPath(new URL('../test/fixtures/keystores/keytool-ec.p12', import.meta.url));
 const CLIENTS = fileURLToPath(new URL('../config/oauth_client_details.csv', import.meta.url));
 
@@ -28,7 +29,7 @@ const request = {
 
 async function load(label, url, pid) {
   // Warm-up: the first request pays the one bcrypt of the secret; JIT settles.
-  assertAll2xx(`${label} warm-up`, await autocannon({ url, ...request, connections, duration: 2 }));
+  assertAll2xx(`${label} warm-up`, await autocannon({ url, ...request, connections, duration: WARM_UP_SECONDS }));
   const cpu = cpuMeter(pid);
   const r = await autocannon({ url, ...request, connections, duration: seconds });
   const coresUsed = cpu();
