@@ -8,7 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import { importJWK, importSPKI, jwtVerify, type JWTPayload, type CryptoKey } from 'jose';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { aParticipant, aProject, setActivated } from '../../fixtures/management.js';
-import { auditEvents } from '../../../src/management/schema.js';
+import { auditEvents, roles, roleUsers, sources, sourceTypes } from '../../../src/management/schema.js';
 import { ensureBuiltInAccounts } from '../../../src/management/account/admin-account.js';
 import { rotate } from '../../../src/management/oauth/refresh-tokens.js';
 import type { Database } from '../../../src/platform/database.js';
@@ -188,6 +188,37 @@ describe('refresh_token', () => {
     expect(await rotate(db, claims.jti!, successor(`${claims.jti}-a`), now, 60)).toEqual({ outcome: 'rotated', user: admin });
     expect(await rotate(db, claims.jti!, successor(`${claims.jti}-b`), new Date(now.getTime() + 30_000), 60)).toEqual({ outcome: 'grace', user: admin });
     expect(await rotate(db, claims.jti!, successor(`${claims.jti}-c`), new Date(now.getTime() + 61_000), 60)).toEqual({ outcome: 'reused', user: admin });
+  });
+
+  it('each pair carries the user\'s current roles and sources: a change since the last refresh shows in the next pair, and stays', async () => {
+    const project = await aProject(db);
+    const other = await aProject(db);
+    const p = await aParticipant(db, { project, password: 'pw' });
+    const auth = basic('radar_upload_backend', 'secret');
+    const refreshOf = async (token: string) => {
+      const res = await tokenRequest({ grant_type: 'refresh_token', refresh_token: token }, { auth });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body;
+    };
+    const expectClaims = async (body: Json, roleNames: string[], sourceIds: string[]) => {
+      expect(body).toMatchObject({ sub: p.login, roles: roleNames, sources: sourceIds });
+      for (const token of [body.access_token, body.refresh_token]) {
+        expect(await verified(token)).toMatchObject({ user_name: p.login, roles: roleNames, sources: sourceIds, authorities: ['ROLE_PARTICIPANT'], scope: ['SUBJECT.READ'] });
+      }
+    };
+    const first = (await tokenRequest({ grant_type: 'password', username: p.login, password: 'pw' }, { auth })).body;
+    const unchanged = await refreshOf(first.refresh_token);
+    await expectClaims(unchanged, [`${project.projectName}:ROLE_PARTICIPANT`], [p.sourceId]);
+
+    // A second project role and a second source, added between two refreshes.
+    const [role] = await db.insert(roles).values({ authorityName: 'ROLE_PARTICIPANT', projectId: other.id }).returning();
+    await db.insert(roleUsers).values({ userId: p.user.id, roleId: role!.id });
+    const [type] = await db.insert(sourceTypes).values({ producer: 'RADAR', model: `model-${p.login}`, catalogVersion: '1.0.0', sourceTypeScope: 'ACTIVE' }).returning();
+    const [added] = await db.insert(sources).values({ sourceName: `source-${p.login}`, sourceTypeId: type!.id, projectId: project.id, subjectId: p.subjectId, assigned: true }).returning();
+    const changed = await refreshOf(unchanged.refresh_token);
+    const now = [`${project.projectName}:ROLE_PARTICIPANT`, `${other.projectName}:ROLE_PARTICIPANT`];
+    await expectClaims(changed, now, [p.sourceId, added!.sourceId]);
+    await expectClaims(await refreshOf(changed.refresh_token), now, [p.sourceId, added!.sourceId]);
   });
 
   it('narrows scope on request, refuses widening, and refuses deactivated users', async () => {

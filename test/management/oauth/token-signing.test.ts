@@ -71,8 +71,9 @@ describe('token signing', () => {
     // The first batch leaves at the end of this turn; these wait for its answer.
     await new Promise((r) => setImmediate(r));
     const waiting = Array.from({ length: 100 }, (_, i) => own.sign({ sub: `waiting-${i}`, exp: now() + 60 }));
+    const all = Promise.allSettled([...first, ...waiting]);
     await own.close();
-    const settled = await Promise.allSettled([...first, ...waiting]);
+    const settled = await all;
     for (const [i, s] of settled.entries()) {
       if (s.status === 'rejected') expect(String(s.reason)).toContain('crypto worker closed');
       // Signed before the close reached the thread: a real token of its own claims.
