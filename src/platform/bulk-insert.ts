@@ -41,6 +41,22 @@ export function bulkInsertStatement<T extends PgTable>(
 export const rowJson = (values: readonly unknown[]): string => JSON.stringify(values.map((v) => toJsonValue(v ?? null)));
 
 /**
+ * Rows (objects keyed by the table's property names) as the JSON `bulkInsertStatement` takes.
+ * `JSON.stringify` already writes a Date as its ISO string and an undefined array element as
+ * null, so the values go in as they are.
+ */
+export function rowsJson(rows: readonly Row[], columnKeys: readonly string[]): string {
+  const arrays = new Array<unknown[]>(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!;
+    const values = new Array<unknown>(columnKeys.length);
+    for (let c = 0; c < columnKeys.length; c++) values[c] = row[columnKeys[c]!];
+    arrays[r] = values;
+  }
+  return JSON.stringify(arrays);
+}
+
+/**
  * Inserts `rows` (objects keyed by the table's property names; every row must carry every
  * column listed in `columns`) and returns the `returning` columns of the inserted rows, keyed by
  * database column name. With `onConflictDoNothing`, rows that violate a unique index are skipped.
@@ -53,6 +69,5 @@ export async function bulkInsert<T extends PgTable>(
   opts: BulkInsertOptions,
 ): Promise<Row[]> {
   if (rows.length === 0) return [];
-  const json = JSON.stringify(rows.map((row) => columnKeys.map((key) => toJsonValue(row[key] ?? null))));
-  return executedRows(await db.execute(bulkInsertStatement(table, columnKeys, opts)(json)));
+  return executedRows(await db.execute(bulkInsertStatement(table, columnKeys, opts)(rowsJson(rows, columnKeys))));
 }

@@ -1,20 +1,22 @@
 import { and, asc, count, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { executedRows, type Executor } from '../../platform/database.js';
-import { bulkInsert } from '../../platform/bulk-insert.js';
+import { bulkInsert, bulkInsertStatement, rowsJson } from '../../platform/bulk-insert.js';
 import { scopeCondition, type ReadScope } from '../read-scope-queries.js';
 import { messages, messageStateEvents, projects, users, type MessageKind, type MessageRow, type NewMessageRow, type NewStateEvent } from '../schema.js';
 
 type InsertedColumn = Exclude<keyof MessageRow, 'id' | 'createdAt' | 'updatedAt'>;
 const INSERT_COLUMNS = Object.keys(getTableColumns(messages)).filter((k) => !['id', 'createdAt', 'updatedAt'].includes(k)) as InsertedColumn[];
 
-type StoredColumns = Omit<MessageRow, 'id' | 'createdAt' | 'updatedAt'>;
+const NOT_STORED = new Date(0);
 
 /**
  * A new message with every column set (the table's defaults where the row has none). One object
  * literal of fixed shape: spreading a defaults object over each row cost 20 µs a row.
  */
-const complete = (r: NewMessageRow): StoredColumns => ({
+const complete = (r: NewMessageRow): MessageRow => ({
+  // Set once the row is stored (`storedRows`); present from the start, so the object keeps its shape.
+  id: 0, createdAt: NOT_STORED, updatedAt: NOT_STORED,
   kind: r.kind, userId: r.userId, taskId: r.taskId ?? null, sourceId: r.sourceId, scheduledTime: r.scheduledTime,
   ttlSeconds: r.ttlSeconds ?? 0, fcmMessageId: r.fcmMessageId, fcmTopic: r.fcmTopic ?? null, fcmCondition: r.fcmCondition ?? null,
   delivered: r.delivered ?? false, appPackage: r.appPackage, sourceType: r.sourceType, priority: r.priority ?? null,
@@ -27,28 +29,69 @@ const complete = (r: NewMessageRow): StoredColumns => ({
   emailState: r.emailState ?? null, emailAttempts: r.emailAttempts ?? 0, emailLeaseUntil: r.emailLeaseUntil ?? null, dedupeKey: r.dedupeKey,
 });
 
-/**
- * Inserts the messages that are not duplicates of existing ones (nor of an earlier row of the
- * same call); returns only the new rows. One statement whatever the number of rows.
- */
-export async function insertMessages(db: Executor, rows: NewMessageRow[]): Promise<MessageRow[]> {
-  const firstByKey = new Map<string, StoredColumns>();
+/** The rows to send and, keyed by user, kind and dedupe key, the first of equal rows (the one stored). */
+function prepareMessages(rows: NewMessageRow[]) {
+  const firstByKey = new Map<string, MessageRow>();
   const full = rows.map((row) => {
     const stored = complete(row);
     const key = `${stored.userId}:${stored.kind}:${stored.dedupeKey}`;
     if (!firstByKey.has(key)) firstByKey.set(key, stored); // the first of equal rows is the one stored
     return stored;
   });
-  const inserted = await bulkInsert(db, messages, INSERT_COLUMNS, full, {
-    onConflictDoNothing: true,
-    returning: ['id', 'user_id', 'kind', 'dedupe_key', 'created_at', 'updated_at'],
+  return { full, firstByKey };
+}
+
+type InsertedKeys = { id: unknown; user_id: unknown; kind: unknown; dedupe_key: unknown; created_at: unknown; updated_at: unknown };
+
+/**
+ * The stored rows, completed from what was sent. One statement stamps every row with the same
+ * `now()`, so its text is parsed once for the whole batch.
+ */
+function storedRows(inserted: Record<string, unknown>[], firstByKey: Map<string, MessageRow>): MessageRow[] {
+  const dates = new Map<unknown, Date>();
+  const date = (value: unknown) => {
+    let d = dates.get(value);
+    if (!d) dates.set(value, d = value instanceof Date ? value : new Date(value as string));
+    return d;
+  };
+  return (inserted as InsertedKeys[]).map((r) => {
+    const row = firstByKey.get(`${r.user_id as number}:${r.kind as string}:${r.dedupe_key as string}`)!;
+    row.id = Number(r.id);
+    row.createdAt = date(r.created_at);
+    row.updatedAt = date(r.updated_at);
+    return row;
   });
-  // Assigned, not spread: spreading a 40-column row costs more than the insert itself.
-  return inserted.map((r) => Object.assign(firstByKey.get(`${r.user_id}:${r.kind}:${r.dedupe_key}`)!, {
-    id: Number(r.id),
-    createdAt: new Date(r.created_at as string),
-    updatedAt: new Date(r.updated_at as string),
-  }));
+}
+
+const RETURNED = ['id', 'user_id', 'kind', 'dedupe_key', 'state', 'created_at', 'updated_at'] as const;
+const insertMessageRows = bulkInsertStatement(messages, INSERT_COLUMNS, { onConflictDoNothing: true, returning: RETURNED });
+
+/**
+ * Inserts the messages that are not duplicates of existing ones (nor of an earlier row of the
+ * same call); returns only the new rows. One statement whatever the number of rows.
+ */
+export async function insertMessages(db: Executor, rows: NewMessageRow[]): Promise<MessageRow[]> {
+  if (rows.length === 0) return [];
+  const { full, firstByKey } = prepareMessages(rows);
+  return storedRows(executedRows(await db.execute(insertMessageRows(rowsJson(full, INSERT_COLUMNS)))), firstByKey);
+}
+
+/**
+ * `insertMessages` and the new rows' ADDED (and, for SCHEDULED rows, SCHEDULED) state events in
+ * one statement, so they commit together without a transaction around them, and the events
+ * travel neither way (`addedEvents` says the same of the returned rows for listeners). Both
+ * events take the row's `created_at`; the ORDER BY numbers each row's ADDED before its SCHEDULED,
+ * as the state-event lists (by time, then id) show them.
+ */
+export async function insertMessagesWithAddedEvents(db: Executor, rows: NewMessageRow[]): Promise<MessageRow[]> {
+  if (rows.length === 0) return [];
+  const { full, firstByKey } = prepareMessages(rows);
+  const inserted = executedRows(await db.execute(sql`WITH m AS (${insertMessageRows(rowsJson(full, INSERT_COLUMNS))}),
+    e AS (INSERT INTO ${messageStateEvents} (${sql.identifier(messageStateEvents.messageId.name)}, ${sql.identifier(messageStateEvents.state.name)}, ${sql.identifier(messageStateEvents.time.name)})
+      SELECT m.id, s.state, m.created_at FROM m JOIN (VALUES (1, 'ADDED'), (2, 'SCHEDULED')) AS s (n, state) ON s.n = 1 OR m.state = 'SCHEDULED'
+      ORDER BY m.id, s.n)
+    SELECT id, user_id, kind, dedupe_key, created_at, updated_at FROM m`));
+  return storedRows(inserted, firstByKey);
 }
 
 export const findMessageByDedupeKey = async (db: Executor, userId: number, kind: MessageKind, dedupeKey: string) =>

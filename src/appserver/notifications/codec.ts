@@ -9,28 +9,35 @@ export const notificationCodec: MessageCodec<FcmNotificationBodyT, FcmNotificati
   kind: 'notification',
   label: 'Notification',
 
-  // Object.assign, not a spread: a spread followed by many properties is ~20x slower in V8,
-  // and these run for every message of a 200-message batch.
-  toRow: (b) => Object.assign(messageRow(b, b.additionalData), {
-    title: b.title,
-    body: b.body ?? null,
-    type: b.type,
-    sound: b.sound ?? null,
-    badge: b.badge ?? null,
-    subtitle: b.subtitle ?? null,
-    icon: b.icon ?? null,
-    color: b.color ?? null,
-    bodyLocKey: b.bodyLocKey ?? null,
-    bodyLocArgs: b.bodyLocArgs ?? null,
-    titleLocKey: b.titleLocKey ?? null,
-    titleLocArgs: b.titleLocArgs ?? null,
-    androidChannelId: b.androidChannelId ?? null,
-    tag: b.tag ?? null,
-    clickAction: b.clickAction ?? null,
-    emailEnabled: b.emailEnabled ?? false,
-    emailTitle: b.emailTitle ?? null,
-    emailBody: b.emailBody ?? null,
-  }),
+  // One object literal of fixed shape each, built once per message of a 200-message batch:
+  // `Object.assign` onto the common fields took V8's slow path (a map transition per property,
+  // through the runtime), and a spread followed by many properties is slower still.
+  toRow: (b) => {
+    const m = messageRow(b, b.additionalData);
+    return {
+      scheduledTime: m.scheduledTime, ttlSeconds: m.ttlSeconds, sourceId: m.sourceId, fcmMessageId: m.fcmMessageId,
+      fcmTopic: m.fcmTopic, fcmCondition: m.fcmCondition, appPackage: m.appPackage, sourceType: m.sourceType,
+      priority: m.priority, mutableContent: m.mutableContent, data: m.data,
+      title: b.title,
+      body: b.body ?? null,
+      type: b.type,
+      sound: b.sound ?? null,
+      badge: b.badge ?? null,
+      subtitle: b.subtitle ?? null,
+      icon: b.icon ?? null,
+      color: b.color ?? null,
+      bodyLocKey: b.bodyLocKey ?? null,
+      bodyLocArgs: b.bodyLocArgs ?? null,
+      titleLocKey: b.titleLocKey ?? null,
+      titleLocArgs: b.titleLocArgs ?? null,
+      androidChannelId: b.androidChannelId ?? null,
+      tag: b.tag ?? null,
+      clickAction: b.clickAction ?? null,
+      emailEnabled: b.emailEnabled ?? false,
+      emailTitle: b.emailTitle ?? null,
+      emailBody: b.emailBody ?? null,
+    };
+  },
 
   dedupeFields: (r) => [r.sourceId, (r.scheduledTime as Date).getTime(), r.title, r.body ?? null, r.type, r.ttlSeconds ?? 0],
 

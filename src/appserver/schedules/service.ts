@@ -17,7 +17,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Executor } from '../../platform/database.js';
 import type { AppserverEventBus, MessageStateChange } from '../events.js';
 import { addedEvents, newMessageRow } from '../messages/service.js';
-import { insertMessages, insertStateEvents } from '../messages/queries.js';
+import { insertMessagesWithAddedEvents } from '../messages/queries.js';
 import { notificationCodec } from '../notifications/codec.js';
 import type { FcmNotificationBodyT } from '../notifications/schemas.js';
 import { NotFound } from '../errors.js';
@@ -157,8 +157,7 @@ export function createScheduleService({ db, events, protocols, log, concurrency 
       const ids = notify.get(p.user.id)!;
       return p.schedule.notifications.filter((n) => ids.has(n.task)).map((n) => notificationRow(n, p.user.id, ids.get(n.task)!));
     });
-    const stored = await insertMessages(tx, rows);
-    await insertStateEvents(tx, addedEvents(stored));
+    const stored = await insertMessagesWithAddedEvents(tx, rows);
     for (const m of stored) applied.get(m.userId)!.stored.push(m);
     await q.saveScheduleInputs(tx, plans.map((p) => ({ userId: p.user.id, ...p.inputs })));
     return applied;

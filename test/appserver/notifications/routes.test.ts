@@ -226,6 +226,26 @@ describe('POST {U}/messaging/notifications/batch (N9)', () => {
     expect(out).toHaveLength(200);
   });
 
+  // The batch stores its rows and their events in one statement (no transaction around it) and
+  // builds its answer from what it sent: the answer must be what a read gives back.
+  it('answers what is stored: each DTO as GET reads it, ADDED then SCHEDULED at its createdAt', async () => {
+    const s = await aSubject(t.app);
+    const sent = [
+      aNotification({ additionalData: { action: 'QUESTIONNAIRE_TRIGGER' }, sound: 'default', emailEnabled: true, emailTitle: 'Mail' }),
+      aNotification({ scheduledTime: '2031-01-01T00:00:00.5Z', priority: 'high', fcmMessageId: 'client-id' }),
+    ];
+    const out = expectStatus(await call(t.app, 'POST', `${messagingPath(s)}/batch`, { notifications: sent }), 200).notifications as Record<string, unknown>[];
+    expect(out).toHaveLength(2);
+    for (const dto of out) {
+      expect(expectStatus(await call(t.app, 'GET', `/messaging/notifications/${dto.id as number}`), 200)).toEqual(dto);
+      const events = expectStatus(await call(t.app, 'GET', `${messagingPath(s)}/${dto.id as number}/state_events`), 200) as { id: number; state: string; time: number }[];
+      expect(events.map((e) => [e.state, e.time])).toEqual([['ADDED', dto.createdAt], ['SCHEDULED', dto.createdAt]]);
+      expect(events[0]!.id).toBeLessThan(events[1]!.id);
+    }
+    expect(out[0]).toMatchObject({ additionalData: { action: 'QUESTIONNAIRE_TRIGGER' }, sound: 'default', emailEnabled: true, emailTitle: 'Mail' });
+    expect(out[1]).toMatchObject({ scheduledTime: 1924992000.5, priority: 'HIGH', fcmMessageId: 'client-id' });
+  });
+
   it('an empty batch is 200 with an empty list', async () => {
     const s = await aSubject(t.app);
     expect(expectStatus(await call(t.app, 'POST', `${messagingPath(s)}/batch`, { notifications: [] }), 200)).toEqual({ notifications: [] });
