@@ -9,7 +9,8 @@ import { defineConfig } from 'vitest/config';
  * worker on 2 cores) in worker processes that are reused from file to file (`isolate: false`: the
  * app's modules are imported once per worker, not once per file, which was a third of the run), so
  * a test file must not change process-wide state: no `vi.mock`, pass a fake through the code's own
- * options instead. `<db>-serial` runs the timing-sensitive files (outages, the soak, the
+ * options instead. On PGlite a worker also reuses its database instances from file to file, emptied
+ * to the snapshot's state (test/helpers/pglite-pool.ts). `<db>-serial` runs the timing-sensitive files (outages, the soak, the
  * exactly-once race) one at a time, in fresh processes, after the rest, so that nothing else
  * competes with their clocks. Files whose behaviour does not depend on the database kind run in the PGlite project
  * only. `npm run test:slow` runs the long versions of the outages and the soak.
