@@ -45,11 +45,11 @@ function figure(name, value, kind, target, unit = '×') {
 }
 
 const started = Date.now();
-const tokens = await run('oauth-client-credentials.mjs', ['1', '10', '2'], { WARM_UP_SECONDS: '1' });
+const tokens = await run('oauth-client-credentials.mjs', ['1', '10', '2'], { WARM_UP_SECONDS: '0.5' });
 figure('client_credentials / oidc-provider', tokens.median.oursVsOidcProvider, 'min', 2);
 figure('client_credentials / bare bound', tokens.median.oursVsBound, 'min', 0.8);
 
-const batch = await run('batch-notifications.mjs', ['2', '8', 'default', '2']);
+const batch = await run('batch-notifications.mjs', ['1.5', '8', 'default', '2']);
 figure('batch (default path) / direct multi-row INSERT', batch.results[0].medians.serviceOverBound, 'min', 0.4);
 
 const prod = (await run('startup.mjs', ['2', 'prod'])).results[0];
