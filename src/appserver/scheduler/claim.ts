@@ -7,12 +7,24 @@
  * the statement commits at once, and another process skips the rows until the lease runs out.
  * A process that dies mid-batch leaves its lease behind, so its rows come back after
  * SCHEDULER_LEASE_SECONDS (at-least-once across crashes; the in-flight batch may go twice).
+ * A lease that ends exactly at `now` counts as ended.
  * The lease instant doubles as the claim's token: outcomes are recorded only on rows that still
  * carry it (see queries.ts).
  */
-import { and, asc, eq, getTableColumns, isNull, lt, lte, or } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
 import { messages, projects, users, type MessageRow } from '../schema.js';
+
+/**
+ * When a SCHEDULED message may next be claimed: its scheduled time, or the end of its lease when
+ * that is later (GREATEST skips a NULL). The partial index `messages_due_idx` is on exactly this
+ * expression, so claims and the look-ahead read one index range and never walk the rows other
+ * claimers hold in flight.
+ */
+export const availableAt = sql<Date>`GREATEST(${messages.scheduledTime}, ${messages.leaseUntil})`;
+
+/** An instant compared with `availableAt`: no column maps it, and postgres.js would send a Date as text. */
+export const timestamptz = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
 /** A claimed message with what sending needs: its owner's token, e-mail and ids, read at claim time. */
 export interface ClaimedMessage {
@@ -26,12 +38,9 @@ export interface ClaimedMessage {
 export async function claimDueMessages(db: Executor, opts: { now: Date; limit: number; leaseUntil: Date }): Promise<ClaimedMessage[]> {
   const due = db.$with('due').as(
     db.select({ dueId: messages.id, dueUserId: messages.userId }).from(messages)
-      .where(and(
-        eq(messages.state, 'SCHEDULED'),
-        lte(messages.scheduledTime, opts.now),
-        or(isNull(messages.leaseUntil), lt(messages.leaseUntil, opts.now)),
-      ))
-      .orderBy(asc(messages.scheduledTime))
+      // Due, and free of a lease or past its end: one range of the partial due index.
+      .where(and(eq(messages.state, 'SCHEDULED'), lte(availableAt, timestamptz(opts.now))))
+      .orderBy(asc(availableAt))
       .limit(opts.limit)
       .for('update', { skipLocked: true }),
   );

@@ -7,6 +7,7 @@
 import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import { executedRows, type Executor } from '../../platform/database.js';
 import { messageStateEvents, messages, users, type EmailState } from '../schema.js';
+import { availableAt, timestamptz } from './claim.js';
 
 /** A claimed message's outcome: finished (EXECUTED / ERRORED, with its event) or kept SCHEDULED for a retry. */
 export type BatchOutcome =
@@ -55,10 +56,13 @@ export async function recordOutcomes(db: Executor, outcomes: BatchOutcome[], lea
 export const clearFcmToken = (db: Executor, userId: number, token: string, now: Date) =>
   db.update(users).set({ fcmToken: null, updatedAt: now }).where(and(eq(users.id, userId), eq(users.fcmToken, token)));
 
-/** The earliest scheduledTime after `now` of a SCHEDULED message (the partial due index answers it), if any. */
+/**
+ * The earliest instant after `now` at which a SCHEDULED message becomes claimable (its scheduled
+ * time, or a retry's or lease's end; the partial due index answers it), if any.
+ */
 export async function findNextDueTime(db: Executor, now: Date): Promise<Date | undefined> {
-  const [row] = await db.select({ next: sql<string | Date | null>`min(${messages.scheduledTime})` }).from(messages)
-    .where(and(eq(messages.state, 'SCHEDULED'), gt(messages.scheduledTime, now)));
+  const [row] = await db.select({ next: sql<string | Date | null>`min(${availableAt})` }).from(messages)
+    .where(and(eq(messages.state, 'SCHEDULED'), gt(availableAt, timestamptz(now))));
   return row?.next ? new Date(row.next) : undefined;
 }
 

@@ -1,0 +1,2 @@
+DROP INDEX "appserver"."messages_due_idx";--> statement-breakpoint
+CREATE INDEX "messages_due_idx" ON "appserver"."messages" USING btree (GREATEST("scheduled_time", "lease_until")) WHERE "appserver"."messages"."state" = 'SCHEDULED';
