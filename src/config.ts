@@ -74,6 +74,18 @@ function int<const O extends Opts<number> & { min?: number; max?: number }>(doc:
   });
 }
 
+/** An ISO-8601 instant with its offset (`2026-12-01T00:00:00Z`), as epoch milliseconds. */
+function instant<const O extends Opts<number>>(doc: string, opts: O): Unnamed<number, O> {
+  return make(doc, opts, (raw) => {
+    const trimmed = raw.trim();
+    const ms = Date.parse(trimmed);
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i.test(trimmed) || Number.isNaN(ms)) {
+      throw new InvalidValue(`must be an ISO-8601 instant with its offset, such as 2026-12-01T00:00:00Z, got "${raw}"`);
+    }
+    return ms;
+  });
+}
+
 /**
  * One of `values`, case-insensitive. `synonyms` maps further spellings (lower case) onto a value,
  * e.g. Spring's log level `off` onto pino's `silent`.
@@ -259,6 +271,7 @@ export const settings = {
   managementportalOauthIssuer: withEnv('MANAGEMENTPORTAL_OAUTH_ISSUER', str('`iss` of the tokens and `issuer` of the RFC 8414 metadata; set the portal\'s URL for strict RFC 8414/9068 clients', { default: 'ManagementPortal' })),
   managementportalOauthClientsFile: withEnv('MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE', str('OAuth clients file (`;`-separated, reference format), loaded at every start; dev default `config/oauth_client_details.csv`, prod default `/mp-includes/config/oauth_client_details.csv` when present', { spring: 'managementportal.oauth.clientsFile' })),
   managementportalOauthRefreshReuseGraceSeconds: withEnv('MANAGEMENTPORTAL_OAUTH_REFRESH_REUSE_GRACE_SECONDS', int('Seconds in which a used refresh token may be presented again (0: every refresh token is valid once)', { default: 0, min: 0, max: 86400 })),
+  managementportalOauthLegacyRefreshUntil: withEnv('MANAGEMENTPORTAL_OAUTH_LEGACY_REFRESH_UNTIL', instant('After a switch-over: refresh tokens that the reference ManagementPortal signed with the same key and that this service never issued are accepted once each, within their expiry; those issued after this instant are refused. Unset: all are accepted once (the reference keeps issuing until the ingress moves)', {})),
   managementportalOauthRequirePkce: withEnv('MANAGEMENTPORTAL_OAUTH_REQUIRE_PKCE', bool('Refuse a public client\'s (no secret) authorization request without a PKCE `code_challenge` (S256), as OAuth 2.1 asks; off by default because the reference\'s clients send none', { default: false, spring: 'managementportal.oauth.requirePkce' })),
   managementportalOauthMetaTokenTimeout: withEnv('MANAGEMENTPORTAL_OAUTH_META_TOKEN_TIMEOUT', duration('Lifetime of a pairing meta-token (ISO-8601 duration, stored in seconds)', { default: 3600, spring: 'managementportal.oauth.metaTokenTimeout' })),
   managementportalOauthPersistentMetaTokenTimeout: withEnv('MANAGEMENTPORTAL_OAUTH_PERSISTENT_META_TOKEN_TIMEOUT', duration('Lifetime of a persistent pairing meta-token (ISO-8601 duration, stored in seconds); also the projects\' `persistentTokenTimeout`', { default: 31 * 86400, spring: 'managementportal.oauth.persistentMetaTokenTimeout' })),

@@ -156,6 +156,14 @@ describe('invalid values stop the start with a message naming the variable', () 
       .toEqual(['SPRING_APPLICATION_JSON server.port: must be an integer, got "x"']);
   });
 
+  it('an instant needs its offset: MANAGEMENTPORTAL_OAUTH_LEGACY_REFRESH_UNTIL', () => {
+    expect(loadConfig({ MANAGEMENTPORTAL_OAUTH_LEGACY_REFRESH_UNTIL: '2026-12-01T00:00:00+01:00' }, 'test').managementportalOauthLegacyRefreshUntil)
+      .toBe(Date.parse('2026-11-30T23:00:00Z'));
+    expect(configError({ MANAGEMENTPORTAL_OAUTH_LEGACY_REFRESH_UNTIL: '2026-12-01' }).problems).toEqual([
+      'MANAGEMENTPORTAL_OAUTH_LEGACY_REFRESH_UNTIL: must be an ISO-8601 instant with its offset, such as 2026-12-01T00:00:00Z, got "2026-12-01"',
+    ]);
+  });
+
   it('reports every problem at once', () => {
     expect(configError({ PORT: 'abc', LOG_LEVEL: 'loud', PROFILE: 'staging' }).problems).toHaveLength(3);
   });

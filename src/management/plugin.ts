@@ -165,7 +165,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   await app.register(oauthRoutes, {
     keys,
     issuer: settings.oauth.issuer,
-    token: { db, clients, limiter, issuer, verifier: signing, audit, now, refreshReuseGraceSeconds: settings.oauth.refreshReuseGraceSeconds },
+    token: { db, clients, limiter, issuer, verifier: signing, audit, now, refreshReuseGraceSeconds: settings.oauth.refreshReuseGraceSeconds, legacyRefreshUntil: settings.oauth.legacyRefreshUntil },
     introspection: { db, clients, limiter, verifier: signing, now },
   });
 

@@ -37,6 +37,12 @@ export const users = management.table('users', {
   activationKey: text('activation_key'),
   resetKey: text('reset_key'),
   resetDate: timestamptz('reset_date'),
+  /**
+   * When the user's credentials were last ended (password change or reset, deactivation, a role
+   * taken away): a refresh token signed before it by the reference ManagementPortal, which this
+   * service never recorded, is refused (oauth/refresh-tokens.ts).
+   */
+  credentialsEndedAt: timestamptz('credentials_ended_at'),
   ...audited(),
 }, (t) => [
   uniqueIndex('users_login_key').on(t.login),

@@ -25,6 +25,8 @@ export interface ManagementSettings {
     /** Unset: the dev file in dev, the reference's mount point (when present) in prod. */
     clientsFile: string | undefined;
     refreshReuseGraceSeconds: number;
+    /** `MANAGEMENTPORTAL_OAUTH_LEGACY_REFRESH_UNTIL` (epoch ms): reference-issued refresh tokens after it are refused. */
+    legacyRefreshUntil: number | undefined;
     /** Failed client or user authentications per (name, client IP) in a minute before 429. */
     failedAttemptsPerMinute: number;
     /** Failed authentications per client IP in a minute, over all names, before 429. */
@@ -73,6 +75,7 @@ export function managementSettings(config: Config): ManagementSettings {
       issuer: config.managementportalOauthIssuer,
       clientsFile: config.managementportalOauthClientsFile,
       refreshReuseGraceSeconds: config.managementportalOauthRefreshReuseGraceSeconds,
+      legacyRefreshUntil: config.managementportalOauthLegacyRefreshUntil,
       failedAttemptsPerMinute: config.managementportalOauthFailedAttemptsPerMinute,
       failedAttemptsPerAddressPerMinute: config.managementportalOauthFailedAttemptsPerAddressPerMinute,
       requirePkce: config.managementportalOauthRequirePkce,

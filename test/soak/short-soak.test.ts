@@ -22,6 +22,7 @@ describe(`short soak (${SECONDS} s at half capacity)`, requires(postgresProject,
       cwd: ROOT,
       env: {
         ...process.env, SOAK_SECONDS: SECONDS, CAPACITY_SECONDS: '10', SOAK_BOUNDS: 'errors,lost',
+        USERS: '100', SUBJECTS: '100', REFRESH_CHAINS: '8',
         // The suite's server (no private cluster): what is asserted here holds on any settings.
         SOAK_DATABASE: 'shared', BENCH_DATABASE_URL: process.env.TEST_DATABASE_URL,
       },

@@ -4,7 +4,7 @@
  */
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import { affectedRows, executedRows, type Executor } from '../../platform/database.js';
-import { refreshTokens, type RefreshTokenInsert } from '../schema.js';
+import { refreshTokens, users, type RefreshTokenInsert } from '../schema.js';
 import { userRolesJson, userSourcesJson, userWithRolesOf, type UserWithRoles } from '../security/queries.js';
 
 export async function recordRefreshToken(db: Executor, row: RefreshTokenInsert): Promise<void> {
@@ -38,6 +38,31 @@ export async function revokeRefreshTokensOfUser(db: Executor, login: string, now
     ))
     .returning({ jti: refreshTokens.jti });
   return rows.length;
+}
+
+/** Stamps the user's `credentials_ended_at`: reference-issued refresh tokens signed before `now` are refused. */
+export async function endLegacyCredentialsOfUser(db: Executor, login: string, now: Date): Promise<void> {
+  await db.update(users).set({ credentialsEndedAt: now }).where(eq(users.login, login));
+}
+
+/**
+ * Records a refresh token the reference ManagementPortal issued (its first presentation here) as
+ * an unused token of a family of its own, unless its `jti` is known already; returns whether it
+ * was recorded. Only while its user (when it has one) exists, is activated and has not had its
+ * credentials ended since `issuedAt`.
+ */
+export async function recordLegacyRefreshToken(
+  db: Executor, row: { jti: string; clientId: string; userLogin: string | null; issuedAt: Date; expiresAt: Date },
+): Promise<boolean> {
+  const result = await db.execute(sql`
+    insert into ${refreshTokens} (jti, family_id, parent_jti, client_id, user_login, issued_at, expires_at)
+    select ${row.jti}::text, ${row.jti}::text, null, ${row.clientId}::text, ${row.userLogin}::text,
+      ${row.issuedAt.toISOString()}::timestamptz, ${row.expiresAt.toISOString()}::timestamptz
+    where ${row.userLogin}::text is null or exists (
+      select 1 from ${users} u where u.login = ${row.userLogin}::text and u.activated
+        and (u.credentials_ended_at is null or u.credentials_ended_at <= ${row.issuedAt.toISOString()}::timestamptz))
+    on conflict (jti) do nothing`);
+  return affectedRows(result) > 0;
 }
 
 /**

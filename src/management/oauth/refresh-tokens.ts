@@ -10,11 +10,25 @@
  * revoked. Because the successor is inserted by the consuming statement, a revocation that
  * follows sees it; one that runs at the same time may miss it (on PostgreSQL it is not in the
  * revoking statement's snapshot), so a token whose parent is revoked is refused as revoked too.
+ *
+ * After a switch-over (issue 32 item 4), a refresh token the reference ManagementPortal signed with
+ * the same key is unknown here: `legacy` lets `rotate` record it on its first presentation (as a
+ * family of its own) and then consume it as any other, so it works once and a second use is reuse.
+ * The reference never revoked refresh tokens, so accepting its unexpired ones once widens nothing;
+ * those signed before the user's credentials were ended here are refused.
  */
 import type { Database } from '../../platform/database.js';
 import type { RefreshTokenInsert } from '../schema.js';
 import type { UserWithRoles } from '../security/queries.js';
-import { findRefreshToken, recordRefreshToken, revokeFamily, rotateRefreshToken } from './queries.js';
+import { findRefreshToken, recordLegacyRefreshToken, recordRefreshToken, revokeFamily, rotateRefreshToken } from './queries.js';
+
+/** A presented refresh token that may be one the reference issued: its claims' times and owner. */
+export interface LegacyRefreshToken {
+  clientId: string;
+  userLogin: string | null;
+  issuedAt: Date;
+  expiresAt: Date;
+}
 
 export type RotateResult = {
   /**
@@ -31,10 +45,12 @@ export type RotateResult = {
  * loads the successor's user (`successor.userLogin`) with roles and sources for its claims: all
  * in one statement. A token whose user is unknown or not activated is not consumed.
  * A repeat of the same token within `graceSeconds` of its first use is accepted (`grace`);
- * a successor is recorded then too.
+ * a successor is recorded then too. An unknown `jti` given with `legacy` is recorded (when its
+ * user may still use it) and then rotated as a known one.
  */
 export async function rotate(
   db: Database, jti: string, successor: Omit<RefreshTokenInsert, 'familyId' | 'parentJti'>, now: Date, graceSeconds: number,
+  legacy?: LegacyRefreshToken,
 ): Promise<RotateResult> {
   const login = successor.userLogin ?? null;
   // The common case in one round trip.
@@ -68,6 +84,12 @@ export async function rotate(
     // Outside the reading transaction, so the revocation commits even though the request fails.
     await revokeFamily(db, result.familyId, now);
     return { outcome: result.outcome === 'reused' ? 'reused' : 'revoked', user };
+  }
+  if (result.outcome === 'unknown' && legacy) {
+    // Recorded by this request or a concurrent one; either way the consuming UPDATE decides which
+    // request uses it, and a later one is reuse. Not recorded (its user may not use it): unknown.
+    await recordLegacyRefreshToken(db, { jti, ...legacy });
+    return rotate(db, jti, successor, now, graceSeconds);
   }
   return { outcome: result.outcome, user };
 }

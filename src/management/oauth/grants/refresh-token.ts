@@ -3,6 +3,10 @@
  * current roles, sources and (narrowed) scopes; the chain keeps its first grant type, as the
  * reference does (managementportal.md §3.3).
  *
+ * A refresh token the reference ManagementPortal issued before a switch-over (signed with the
+ * same key, unknown here) is accepted once within its expiry, unless issued after
+ * MANAGEMENTPORTAL_OAUTH_LEGACY_REFRESH_UNTIL (refresh-tokens.ts `rotate`'s `legacy`).
+ *
  * Reference bug fixed: the reference never invalidated a used refresh token. Here it is consumed
  * atomically (refresh-tokens.ts `rotate`); presenting a used one is `invalid_grant` and revokes
  * its whole chain, unless it is a repeat within MANAGEMENTPORTAL_OAUTH_REFRESH_REUSE_GRACE_SECONDS.
@@ -18,7 +22,7 @@
  * much as the work on this 2-core host). Nothing is signed before the presented token verified.
  */
 import { InvalidGrant, InvalidRequest, InvalidScope, InvalidToken, Unauthorized } from '../errors.js';
-import { rotate } from '../refresh-tokens.js';
+import { rotate, type LegacyRefreshToken } from '../refresh-tokens.js';
 import { newJti, refuseClientTwin, refreshValidity, type TokenUser } from '../token-issuer.js';
 import type { Claims } from '../token-signing.js';
 import { audit, claimsOf, narrowScopes, parseScope, SCOPE_PARAMETER } from './shared.js';
@@ -61,7 +65,7 @@ export const handle: Grant['handle'] = async ({ client, params }, deps) => {
   speculative.catch(() => {});
   const result = await rotate(deps.db, claims.jti, {
     jti: refreshJti, clientId: client.clientId, userLogin: login, expiresAt: new Date((iat + refreshValidity(client)) * 1000),
-  }, new Date(nowMs), deps.refreshReuseGraceSeconds);
+  }, new Date(nowMs), deps.refreshReuseGraceSeconds, legacyOf(claims, client.clientId, login, deps.legacyRefreshUntil));
   switch (result.outcome) {
     case 'user_refused':
       throw new Unauthorized(`User ${login} was ${result.user ? 'not activated' : 'not found in the database'}`);
@@ -88,6 +92,16 @@ export const handle: Grant['handle'] = async ({ client, params }, deps) => {
   audit(deps, issued, tokenUser?.login ?? client.clientId);
   return issued.body;
 };
+
+/**
+ * The presented token as a possible reference-issued one: with its issue and expiry times, and
+ * not issued after `until` (undefined: no limit). The signature and expiry are verified already.
+ */
+function legacyOf(claims: Claims, clientId: string, userLogin: string | null, until: number | undefined): LegacyRefreshToken | undefined {
+  if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number') return undefined;
+  if (until !== undefined && claims.iat * 1000 > until) return undefined;
+  return { clientId, userLogin, issuedAt: new Date(claims.iat * 1000), expiresAt: new Date(claims.exp * 1000) };
+}
 
 /** The user as the presented token's claims describe it (undefined without `user_name`). */
 function userOfClaims(login: string | null, claims: Claims): TokenUser | undefined {

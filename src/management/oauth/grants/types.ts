@@ -19,6 +19,8 @@ export interface GrantDeps {
   /** Milliseconds since the epoch. */
   now: () => number;
   refreshReuseGraceSeconds: number;
+  /** Reference-issued refresh tokens issued after this instant (epoch ms) are refused; undefined: none is. */
+  legacyRefreshUntil: number | undefined;
 }
 
 export interface GrantContext {

@@ -1,0 +1,1 @@
+ALTER TABLE "management"."users" ADD COLUMN "credentials_ended_at" timestamp with time zone;
