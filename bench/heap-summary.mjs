@@ -31,7 +31,9 @@ function summarize(path) {
   return { total, nodes: nodes.length / width, kinds };
 }
 
-const [a, b, topArg] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const topArg = /^\d+$/.test(args.at(-1) ?? '') ? args.pop() : undefined;
+const [a, b] = args;
 if (!a) {
   console.error('usage: node bench/heap-summary.mjs <snapshot> [later snapshot] [top=25]');
   process.exit(2);

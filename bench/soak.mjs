@@ -36,7 +36,7 @@ const LOAD = Number(process.env.SOAK_LOAD ?? 0.5);
 const NOTIFICATIONS = 10;
 const USERS = Number(process.env.USERS ?? 1000);
 const SUBJECTS = Number(process.env.SUBJECTS ?? 1000);
-const REFRESH_CHAINS = Number(process.env.REFRESH_CHAINS ?? 32);
+const REFRESH_CHAINS = Number(process.env.REFRESH_CHAINS ?? 64);
 const RSS_MAX_MIB = Number(process.env.RSS_MAX_MIB ?? 300);
 const HEAP_SNAPSHOTS = process.env.HEAP_SNAPSHOTS === '1';
 const ADMIN_PASSWORD = 'soak-admin-password';
@@ -136,17 +136,24 @@ const nextUser = (op) => `/projects/soak/users/sub-${(userCounters[op]++ % USERS
  */
 const chains = [];
 let accessToken;
+/** A password grant of the admin: a new chain's first refresh token (undefined when refused). */
 async function passwordGrant() {
-  const res = await fetch(`${service.base}/managementportal/oauth/token`, {
-    method: 'POST', headers: form, body: new URLSearchParams({ grant_type: 'password', client_id: 'ManagementPortalapp', username: 'admin', password: ADMIN_PASSWORD }),
-  });
-  if (res.status !== 200) throw new Error(`set-up failed: password grant ${res.status}`);
-  const body = await res.json();
+  let text;
+  const res = await request('POST', '/managementportal/oauth/token', form,
+    new URLSearchParams({ grant_type: 'password', client_id: 'ManagementPortalapp', username: 'admin', password: ADMIN_PASSWORD }).toString(), (body) => { text = body; });
+  if (res.status !== 200) return { res };
+  const body = JSON.parse(text);
   accessToken = body.access_token;
-  return body.refresh_token;
+  return { res, token: body.refresh_token };
 }
 async function refresh() {
-  const token = chains.shift() ?? await passwordGrant();
+  let token = chains.shift();
+  if (token === undefined) {
+    // Every chain is in flight (a stall): a new one, whose password grant counts as this operation.
+    const started = await passwordGrant();
+    if (started.token === undefined) return started.res;
+    token = started.token;
+  }
   let refreshed;
   const res = await request('POST', '/managementportal/oauth/token', form, `grant_type=refresh_token&client_id=ManagementPortalapp&refresh_token=${token}`, (body) => { refreshed = body; });
   if (res.status === 200) {
@@ -154,7 +161,7 @@ async function refresh() {
     accessToken = body.access_token;
     chains.push(body.refresh_token);
   } else {
-    void passwordGrant().then((t) => chains.push(t), () => {});
+    void passwordGrant().then((started) => { if (started.token !== undefined) chains.push(started.token); });
   }
   return res;
 }
@@ -214,7 +221,11 @@ try {
       JSON.stringify({ subjectId: `sub-${i + k}`, fcmToken: `soak-token-${i + k}`, enrolmentDate: '2026-01-01T00:00:00Z', timezone: 'UTC', language: 'en' })))));
   }
   await seedBigProject(db.url, SUBJECTS);
-  for (let i = 0; i < REFRESH_CHAINS; i++) chains.push(await passwordGrant());
+  for (let i = 0; i < REFRESH_CHAINS; i++) {
+    const started = await passwordGrant();
+    if (started.token === undefined) throw new Error(`set-up failed: password grant ${started.res.status}`);
+    chains.push(started.token);
+  }
 
   // Capacity: LANES closed loops for CAPACITY_SECONDS.
   const capStart = performance.now();
