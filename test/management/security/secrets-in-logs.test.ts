@@ -129,7 +129,9 @@ async function signIn(user: string, extra: Record<string, string> = {}) {
   expect(wrong.status).toBe(400); // the sign-in page again
   const res = await post('/oauth/login', { body: { username: user, password: PASSWORD, _csrf: csrf, request_id: requestId }, headers: { cookie: `mp_oauth_session=${cookie}` } });
   expect(res.status, JSON.stringify(res.body)).toBe(200); // the consent page
-  return { cookie: sessionCookie(res), csrf: remember('csrf token', hidden(res.body, '_csrf')), requestId: hidden(res.body, 'request_id') };
+  // The consent page's ticked boxes, as the browser sends them with Approve.
+  const scopes = Object.fromEntries([...String(res.body).matchAll(/name="(scope\.[^"]+)" value="true"/g)].map((m) => [m[1]!, 'true']));
+  return { cookie: sessionCookie(res), csrf: remember('csrf token', hidden(res.body, '_csrf')), requestId: hidden(res.body, 'request_id'), scopes };
 }
 
 describe('the log', () => {
@@ -150,7 +152,7 @@ describe('the log', () => {
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const session = await signIn(login, { code_challenge: challenge, code_challenge_method: 'S256' });
     const approve = await post('/oauth/authorize', {
-      body: { user_oauth_approval: 'true', _csrf: session.csrf, request_id: session.requestId }, headers: { cookie: `mp_oauth_session=${session.cookie}` },
+      body: { user_oauth_approval: 'true', _csrf: session.csrf, request_id: session.requestId, ...session.scopes }, headers: { cookie: `mp_oauth_session=${session.cookie}` },
     });
     expect(approve.status, JSON.stringify(approve.body)).toBe(302);
     const code = remember('authorization code', new URL(approve.headers.location as string).searchParams.get('code'));

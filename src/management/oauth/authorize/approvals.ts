@@ -1,6 +1,8 @@
 /**
- * Remembered consent (the reference's approval store): a user who approved every scope a client
- * asks for is not shown the consent page again until the approvals expire.
+ * Remembered consent (the reference's approval store): one answer per user, client and scope,
+ * `APPROVED` or `DENIED`, for a month. A user who approved every scope a client asks for (apart
+ * from the client's auto-approved ones) is not shown the consent page again until the approvals
+ * expire; a denied scope counts as not approved, so a request for it asks again.
  */
 import type { Database, Executor } from '../../../platform/database.js';
 import { findUserByLogin } from '../../security/queries.js';
@@ -17,16 +19,33 @@ export async function allApproved(db: Executor, login: string, clientId: string,
   return new Set(approved).size === new Set(scopes).size;
 }
 
-/** Records the user's answer for each scope (replacing earlier ones). */
+/** The user's answer on a consent page: the scopes ticked and those left unticked. */
+export interface ScopeAnswers {
+  approved: readonly string[];
+  denied: readonly string[];
+}
+
+/**
+ * Records the user's answer for each scope (replacing earlier ones), as the reference's
+ * `ApprovalStoreUserApprovalHandler` does: approved scopes `APPROVED`, the others `DENIED`, all
+ * until a month from `now`. A scope in both lists counts as approved.
+ */
+export async function rememberAnswers(db: Executor, login: string, clientId: string, answers: ScopeAnswers, now: Date): Promise<void> {
+  const approved = new Set(answers.approved);
+  const denied = [...new Set(answers.denied)].filter((s) => !approved.has(s));
+  if (approved.size === 0 && denied.length === 0) return;
+  const userId = (await findUserByLogin(db, login))?.id;
+  if (userId === undefined) return;
+  const expiresAt = new Date(now.getTime() + APPROVAL_VALIDITY_MS);
+  const row = (scope: string, status: 'APPROVED' | 'DENIED') => ({ userId, clientId, scope, status, expiresAt, lastModifiedAt: now });
+  await upsertApprovals(db, [...[...approved].map((s) => row(s, 'APPROVED')), ...denied.map((s) => row(s, 'DENIED'))]);
+}
+
+/** Records one answer for all of `scopes` (replacing earlier ones). */
 export async function rememberDecision(
   db: Executor, login: string, clientId: string, scopes: readonly string[], approved: boolean, now: Date,
 ): Promise<void> {
-  if (scopes.length === 0) return;
-  const userId = (await findUserByLogin(db, login))?.id;
-  if (userId === undefined) return;
-  const status = approved ? 'APPROVED' as const : 'DENIED' as const;
-  const expiresAt = new Date(now.getTime() + APPROVAL_VALIDITY_MS);
-  await upsertApprovals(db, [...new Set(scopes)].map((scope) => ({ userId, clientId, scope, status, expiresAt, lastModifiedAt: now })));
+  await rememberAnswers(db, login, clientId, approved ? { approved: scopes, denied: [] } : { approved: [], denied: scopes }, now);
 }
 
 /** A client's remembered consent: the scopes a user approved for it, until when. */

@@ -19,9 +19,18 @@ import { TooManyFailedAttempts } from '../limiter.js';
 import { OAUTH_PAGE_CSP } from './page-csp.js';
 import { AuthorizationPageError, AuthorizationRedirect, CsrfRejected } from './errors.js';
 import type { AuthorizeService, NextStep } from './service.js';
-import { AuthorizationQuerySchema, ConsentForm, HtmlPage, Redirect, SignInForm } from './schemas.js';
+import { AuthorizationQuerySchema, ConsentForm, HtmlPage, Redirect, SCOPE_FIELD_PREFIX, SignInForm } from './schemas.js';
 
 const tags = ['management: oauth'];
+
+/** The consent form's `scope.<name>` fields by scope name (a repeated field arrives as an array and is refused by the schema). */
+function scopeFieldsOf(body: object): Map<string, string> {
+  const fields = new Map<string, string>();
+  for (const [name, value] of Object.entries(body)) {
+    if (name.startsWith(SCOPE_FIELD_PREFIX) && typeof value === 'string') fields.set(name.slice(SCOPE_FIELD_PREFIX.length), value);
+  }
+  return fields;
+}
 
 export interface AuthorizeRoutesOptions {
   authorize: AuthorizeService;
@@ -139,7 +148,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
   app.post('/oauth/authorize', {
     schema: {
       tags, summary: 'Consent form of the authorization endpoint',
-      description: '`user_oauth_approval=true` redirects to the client with the code; anything else with `error=access_denied`. Without the page\'s `_csrf`: 403. A `request_id` that is not the session\'s pending request (a page since replaced in another tab): 400, nothing granted.',
+      description: 'Consent per scope, as the reference\'s approval store: with `user_oauth_approval=true`, each requested scope whose `scope.<name>` field is `true` is approved and the others are denied (both remembered for a month); the redirect to the client carries a code for exactly the approved scopes, or `error=access_denied` when none is approved. Any other `user_oauth_approval` denies every scope. Fields for scopes the request did not ask for are ignored. Without the page\'s `_csrf`: 403. A `request_id` that is not the session\'s pending request (a page since replaced in another tab): 400, nothing granted.',
       body: ConsentForm, response: { ...pageResponses, 403: HtmlPage },
     },
   }, async (request, reply) => {
@@ -150,7 +159,9 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     authorize.checkAnswersPending(pending, request.body.request_id);
     session.pending = null;
     await sessions.save(session);
-    const location = await authorize.decide(pending, session.userLogin, request.body.user_oauth_approval === 'true');
+    const location = await authorize.decide(pending, session.userLogin, {
+      userOauthApproval: request.body.user_oauth_approval, scopes: scopeFieldsOf(request.body),
+    });
     return reply.header('cache-control', 'no-store').redirect(location, 302);
   });
 };

@@ -20,11 +20,19 @@ export const SignInForm = Type.Object({
   request_id: Type.Optional(Type.String({ description: 'The id of the authorization request the page shows' })),
 }, { description: 'application/x-www-form-urlencoded sign-in form' });
 
+/** The prefix of the consent form's per-scope fields (`scope.SUBJECT.READ=true`), as the reference's. */
+export const SCOPE_FIELD_PREFIX = 'scope.';
+
 export const ConsentForm = Type.Object({
-  user_oauth_approval: Type.Optional(Type.String({ description: '`true` to approve, anything else denies' })),
+  user_oauth_approval: Type.Optional(Type.String({ description: '`true` for the Approve button (the scopes ticked count); anything else denies every scope' })),
   _csrf: Type.Optional(Type.String({ description: 'The CSRF token of the consent page' })),
   request_id: Type.Optional(Type.String({ description: 'The id of the authorization request the page shows' })),
-}, { description: 'application/x-www-form-urlencoded consent form' });
+}, {
+  description: 'application/x-www-form-urlencoded consent form, with one `scope.<name>` field per ticked scope',
+  patternProperties: {
+    '^scope\\.': Type.String({ description: '`true` approves the scope `<name>` (the reference also takes a value starting with `approve`); a requested scope without its field is denied; fields for scopes not requested are ignored' }),
+  },
+});
 
 /** A response of the sign-in and consent pages: documented as `text/html`, not JSON. */
 export const HtmlPage = { description: 'HTML page', content: { 'text/html': { schema: Type.String() } } };

@@ -11,7 +11,7 @@ import type { PendingAuthorization } from '../../schema.js';
 import { createPasswordSignIn } from '../sign-in.js';
 import { InvalidRequest, InvalidScope, OAuthError, UnauthorizedClient } from '../errors.js';
 import { clientScope, parseScope } from '../grants/shared.js';
-import { allApproved, rememberDecision } from './approvals.js';
+import { allApproved, rememberAnswers, type ScopeAnswers } from './approvals.js';
 import { insertCode } from './codes.js';
 import { AccessDenied, AuthorizationPageError, AuthorizationRedirect, redirectTo, UnsupportedResponseType } from './errors.js';
 import type { FailedAttemptLimiter } from '../limiter.js';
@@ -36,6 +36,34 @@ export interface ConsentView {
 }
 
 export type NextStep = { redirect: string } | { consent: ConsentView };
+
+/** What the consent form sent: its `user_oauth_approval` and its `scope.<name>` fields by scope name. */
+export interface ConsentAnswer {
+  userOauthApproval: string | undefined;
+  scopes: ReadonlyMap<string, string>;
+}
+
+/**
+ * A `scope.<name>` value that approves, as the reference's `ApprovalStoreUserApprovalHandler`
+ * reads it: `true`, or a word starting with `approve`, in any case. Anything else (and a missing
+ * field: an unticked checkbox is not sent) denies.
+ */
+const approves = (value: string | undefined) => {
+  const v = (value ?? '').toLowerCase();
+  return v === 'true' || v.startsWith('approve');
+};
+
+/**
+ * The answer for each of `requested` (and for nothing else: a field for a scope the request did not
+ * ask for is ignored, as the reference iterates the requested scopes). The Deny button
+ * (`user_oauth_approval` other than `true`) denies every scope whatever boxes are ticked: it sits
+ * in the same form, so the ticked boxes come with it.
+ */
+export function scopeAnswers(requested: readonly string[], answer: ConsentAnswer): ScopeAnswers {
+  if (answer.userOauthApproval !== 'true') return { approved: [], denied: [...requested] };
+  const approved = requested.filter((s) => approves(answer.scopes.get(s)));
+  return { approved, denied: requested.filter((s) => !approved.includes(s)) };
+}
 
 /** A registered redirect URI may not carry a fragment (RFC 6749 §3.1.2); custom schemes are fine. */
 const usableRedirectUri = (uri: string) => URL.canParse(uri) && !uri.includes('#');
@@ -68,8 +96,13 @@ export interface AuthorizeService {
    * answer (and so grant) a request started after it.
    */
   checkAnswersPending(pending: PendingAuthorization, requestId: string | undefined): void;
-  /** The user's answer on the consent page, remembered: the redirect with a code, or with `access_denied`. */
-  decide(request: PendingAuthorization, login: string, approved: boolean): Promise<string>;
+  /**
+   * The user's answer on the consent page, remembered scope by scope (`scopeAnswers`): the redirect
+   * with a code for exactly the approved scopes, or with `access_denied` when none is approved.
+   * Only scopes the request asked for and the client still has count. The answers and the code
+   * commit together. Throws `AuthorizationPageError` when the client has gone since the request.
+   */
+  decide(request: PendingAuthorization, login: string, answer: ConsentAnswer): Promise<string>;
 }
 
 export function createAuthorizeService(deps: {
@@ -139,6 +172,8 @@ export function createAuthorizeService(deps: {
     async afterSignIn(request, login) {
       const client = await deps.clients.get(request.clientId);
       if (!client) throw new AuthorizationPageError(400, 'Unknown client: the application that sent you here is not registered.');
+      // As the reference: all auto-approved, or all approved by the user. A mix asks, since the page
+      // lets the user untick an auto-approved scope too (and that answer must then hold).
       if (autoApproved(client, request.scope) || await allApproved(deps.db, login, client.clientId, request.scope, new Date(deps.now()))) {
         return { redirect: await issueRedirect(request, login) };
       }
@@ -153,10 +188,24 @@ export function createAuthorizeService(deps: {
       }
     },
 
-    async decide(request, login, approved) {
-      await rememberDecision(deps.db, login, request.clientId, request.scope, approved, new Date(deps.now()));
-      if (!approved) return new AuthorizationRedirect(request.redirectUri, request.state, new AccessDenied('The user denied access')).location;
-      return issueRedirect(request, login);
+    async decide(request, login, answer) {
+      const client = await deps.clients.get(request.clientId);
+      if (!client) throw new AuthorizationPageError(400, 'Unknown client: the application that sent you here is not registered.');
+      // The request's scopes were the client's when it was made; an administrator may have narrowed them since.
+      const requested = client.scope.length === 0 ? request.scope : request.scope.filter((s) => client.scope.includes(s));
+      const answers = scopeAnswers(requested, answer);
+      const now = new Date(deps.now());
+      // As the reference: approving none of a non-empty request is a denial (so is a request whose
+      // every scope the client has lost since).
+      if (answers.approved.length === 0 && request.scope.length > 0) {
+        await rememberAnswers(deps.db, login, client.clientId, answers, now);
+        return new AuthorizationRedirect(request.redirectUri, request.state, new AccessDenied('The user denied access')).location;
+      }
+      const code = await deps.db.transaction(async (tx) => {
+        await rememberAnswers(tx, login, client.clientId, answers, now);
+        return insertCode(tx, { ...request, scope: [...answers.approved] }, login, now);
+      });
+      return redirectTo(request.redirectUri, { code, state: request.state });
     },
   };
 }

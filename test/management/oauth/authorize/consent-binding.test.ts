@@ -106,7 +106,7 @@ describe('the consent answer is bound to its request', () => {
     expect(await codesOf(clientA, clientB)).toEqual([]);
 
     // B's own page still answers B: a code for B, at B's redirect URI, with B's state.
-    const approveB = await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: csrf, request_id: idB }, cookie);
+    const approveB = await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: csrf, request_id: idB, 'scope.SUBJECT.READ': 'true', 'scope.PROJECT.READ': 'true' }, cookie);
     expect(approveB.statusCode, approveB.body).toBe(302);
     const location = new URL(approveB.headers.location as string);
     expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_B);

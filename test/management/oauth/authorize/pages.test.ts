@@ -86,9 +86,35 @@ describe('authorization pages', () => {
     expectPageHeaders(res);
     expect(res.body).toContain('<title>Approve access · RADAR-base</title>');
     expect(res.body).toContain(`You are signed in as <strong>${login}</strong>.`);
-    expect(res.body).toMatch(/<li><code>SUBJECT\.READ<\/code><\/li>\s*<li><code>MEASUREMENT\.CREATE<\/code><\/li>/);
-    expect(res.body).toContain('<form method="post" action="authorize">');
+    // One checkbox per requested scope, ticked, named as the reference's fields; plain HTML, no script.
+    expect(res.body).toMatch(new RegExp([
+      '<form method="post" action="authorize">\\s*',
+      '<input type="hidden" name="_csrf" value="[^"]+">\\s*<input type="hidden" name="request_id" value="[^"]+">\\s*',
+      '<fieldset class="scopes">\\s*<legend>The application <strong>[^<]+</strong> asks for access to your account with these permissions\\. Untick those you do not grant:</legend>\\s*',
+      '<label class="scope"><input type="checkbox" name="scope\\.SUBJECT\\.READ" value="true" checked> <code>SUBJECT\\.READ</code></label>\\s*',
+      '<label class="scope"><input type="checkbox" name="scope\\.MEASUREMENT\\.CREATE" value="true" checked> <code>MEASUREMENT\\.CREATE</code></label>\\s*',
+      '</fieldset>\\s*',
+      '<button type="submit" name="user_oauth_approval" value="true">Approve</button>\\s*',
+      '<button type="submit" name="user_oauth_approval" value="false" class="secondary">Deny</button>\\s*</form>',
+    ].join('')));
+    expect(res.body).not.toContain('<script');
     expect(field(res.body, '_csrf')).not.toBe('');
+  });
+
+  it('a scope the request made up (a client without scopes restricts none) is escaped in the field name and the label', async () => {
+    const db = t.app.db.db;
+    const open = `open-${randomBytes(4).toString('hex')}`;
+    await upsertClient(db, {
+      clientId: open, resourceIds: ['res_ManagementPortal'], clientSecret: null, scope: [],
+      authorizedGrantTypes: ['authorization_code'], redirectUris: [REDIRECT], autoApprove: [],
+    });
+    const query = new URLSearchParams({ client_id: open, response_type: 'code', redirect_uri: REDIRECT, scope: HOSTILE });
+    const page = await t.app.inject({ method: 'GET', url: `${MP}/oauth/authorize?${query.toString()}` });
+    const res = await postForm('/oauth/login', { username: login, password: PASSWORD, _csrf: field(page.body, '_csrf'), request_id: field(page.body, 'request_id') }, cookieOf(page));
+    expect(res.statusCode, res.body).toBe(200);
+    const escaped = '&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;';
+    expect(res.body).toContain(`<input type="checkbox" name="scope.${escaped}" value="true" checked> <code>${escaped}</code>`);
+    expect(res.body).not.toContain('<script');
   });
 
   it('an error page for an unknown client, which is never redirected to', async () => {

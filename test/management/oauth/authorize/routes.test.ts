@@ -57,8 +57,10 @@ function sessionCookie(res: { headers: Record<string, unknown> }): string {
 }
 const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 const requestIdOf = (html: string) => /name="request_id" value="([^"]+)"/.exec(html)?.[1] ?? '';
-/** The hidden fields of a page's form: the CSRF token and the id of the request the page shows. */
-const formFieldsOf = (html: string) => ({ _csrf: csrfOf(html), request_id: requestIdOf(html) });
+/** The ticked `scope.<name>` checkboxes of a consent page, as a browser sends them. */
+const tickedScopesOf = (html: string) => Object.fromEntries([...html.matchAll(/<input type="checkbox" name="(scope\.[^"]+)" value="true" checked>/g)].map((m) => [m[1]!, 'true']));
+/** What a page's form sends untouched: the CSRF token, the id of the request the page shows, the ticked scopes. */
+const formFieldsOf = (html: string) => ({ _csrf: csrfOf(html), request_id: requestIdOf(html), ...tickedScopesOf(html) });
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 function authorizeUrl(params: Record<string, string>) {
@@ -144,7 +146,7 @@ describe('authorization code flow', () => {
     expect((await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: start.csrf, request_id: start.requestId }, start.cookie)).statusCode).toBe(403);
 
     expect(requestIdOf(signIn.body)).toBe(start.requestId); // the same request, now signed in
-    const approve = await post('/oauth/authorize', { user_oauth_approval: 'true', _csrf: csrf, request_id: start.requestId }, cookie);
+    const approve = await post('/oauth/authorize', { user_oauth_approval: 'true', ...formFieldsOf(signIn.body) }, cookie);
     expect(approve.statusCode).toBe(302);
     const location = new URL(approve.headers.location as string);
     expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
