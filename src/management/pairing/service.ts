@@ -115,6 +115,8 @@ export interface PairingService {
    *   when the subject has no active project
    */
   remove(caller: PairingCaller, tokenName: string): Promise<void>;
+  /** What the app receives: `baseUrl` (the platform's origin) and the base of its `tokenUrl`. */
+  readonly addresses: { baseUrl: string; tokenUrlBase: string };
 }
 
 /** The origin of a URL setting; the setting without trailing slashes when it is not a URL. */
@@ -152,6 +154,7 @@ export function createPairingService(deps: PairingDeps): PairingService {
   }
 
   return {
+    addresses: { baseUrl: platformOrigin, tokenUrlBase: portalBaseUrl },
     async pair(caller, query) {
       const { login, clientId } = query;
       if (caller.userName === undefined) throw new AccessDenied('You must be a logged in user to access this resource');

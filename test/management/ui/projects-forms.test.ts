@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { managementClient, unique, type Json } from '../../helpers/management-api.js';
 import { aProjectIn, aSubjectIn, mainOrganization } from '../../fixtures/management.js';
+import { isLoopback } from '../../../src/management/ui/projects/pairing.js';
 
 let t: TestApp;
 let mc: ReturnType<typeof managementClient>;
@@ -141,6 +142,43 @@ describe('project pages over HTTP', () => {
     expect((await t.app.inject({ method: 'GET', url: `${BASE}/api/meta-token/${url[2]}` })).statusCode).toBe(200);
   });
 
+  it('shows the base URL the app receives beside the expiry, and warns that the loopback defaults cannot reach a phone', async () => {
+    const subject = (await mc.subjectIn({ id: 1, projectName: 'radar' }, admin)).login as string;
+    const page = await get(`/projects/radar/subjects/${subject}/pair`);
+    const alerts = [...page.body.matchAll(/<p role="alert" class="alert">([^<]+)<\/p>/g)].map((m) => m[1]);
+    expect(alerts).toEqual([
+      'MANAGEMENTPORTAL_COMMON_BASE_URL is http://localhost:8080, a loopback address: a phone cannot reach it. Set it to the address the platform has on the network before pairing.',
+      'MANAGEMENTPORTAL_COMMON_MANAGEMENT_PORTAL_BASE_URL is http://localhost:8080/managementportal, a loopback address: a phone cannot reach it. Set it to the address the platform has on the network before pairing.',
+    ]);
+    const paired = await post(`/projects/radar/subjects/${subject}/pair`, { clientId: 'aRMT' });
+    expect(paired.statusCode).toBe(200);
+    expect(paired.body).toMatch(/<dt>Base URL<\/dt><dd><code>http:\/\/localhost:8080<\/code><\/dd>/);
+  });
+
+  it('offers a discontinued subject neither "Pair app" nor "Discontinue", and its pages say why', async () => {
+    const subject = (await mc.subjectIn({ id: 1, projectName: 'radar' }, admin)).login as string;
+    const listed = async () => (await get(`/projects/radar?login=${subject}`)).body;
+    expect(await listed()).toContain(`/subjects/${subject}/pair"`);
+    expect((await post(`/projects/radar/subjects/${subject}/discontinue`, {})).statusCode).toBe(303);
+
+    const list = await listed();
+    expect(list).not.toContain(`/subjects/${subject}/pair"`);
+    expect(list).not.toContain(`/subjects/${subject}/discontinue"`);
+    expect(list).toContain(`/subjects/${subject}/edit"`);
+    const why = `Subject ${subject} is discontinued: it cannot be paired or discontinued again.`;
+    for (const path of ['pair', 'discontinue']) {
+      const page = await get(`/projects/radar/subjects/${subject}/${path}`);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain(why);
+      expect(page.body).not.toContain(`action="${BASE}/projects/radar/subjects/${subject}/${path}"`);
+    }
+    const pairing = await post(`/projects/radar/subjects/${subject}/pair`, { clientId: 'aRMT' });
+    expect(pairing.statusCode).toBe(409);
+    expect(pairing.body).toContain(why);
+    expect(pairing.body).not.toContain('<img src="data:image/png');
+    expect((await post(`/projects/radar/subjects/${subject}/discontinue`, {})).statusCode).toBe(409);
+  });
+
   it('keeps the subjects page, its stylesheet and script under 150 KB, one h1, every image with alt', async () => {
     const res = await get('/projects/radar');
     const css = await t.app.inject({ method: 'GET', url: `${BASE}/content/ui.css` });
@@ -180,5 +218,12 @@ describe('project pages over HTTP', () => {
     } finally {
       await hiding.close();
     }
+  });
+});
+
+describe('the pairing page\'s loopback warning', () => {
+  it('names localhost, 127.0.0.0/8 and ::1, not the network\'s addresses', () => {
+    for (const url of ['http://localhost:8080', 'https://app.localhost/x', 'http://127.1.2.3/managementportal', 'http://[::1]:8080']) expect(isLoopback(url), url).toBe(true);
+    for (const url of ['https://radar.example.org', 'http://10.0.0.5:8080', 'http://192.168.1.20', 'not a url']) expect(isLoopback(url), url).toBe(false);
   });
 });

@@ -68,6 +68,11 @@ export const projectsEn = {
   'pair.expires': 'Expires',
   'pair.url': 'Token URL',
   'pair.print': 'Print',
+  'pair.baseUrl': 'Base URL',
+  'pair.loopback': '{setting} is {url}, a loopback address: a phone cannot reach it. Set it to the address the platform has on the network before pairing.',
+  'subjects.notActive.DEACTIVATED': 'Subject {login} is not activated: it cannot be paired or discontinued.',
+  'subjects.notActive.DISCONTINUED': 'Subject {login} is discontinued: it cannot be paired or discontinued again.',
+  'subjects.notActive.INVALID': 'Subject {login} is discontinued: it cannot be paired or discontinued again.',
   // Other tabs
   'groups.name': 'Name',
   'groups.none': 'No groups.',

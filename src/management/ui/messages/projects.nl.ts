@@ -15,6 +15,11 @@ export const projectsNl: Partial<Record<keyof typeof projectsEn, string>> = {
   'subjects.count': '{shown} van {total}',
   'subjects.status': 'Status',
   'pair.print': 'Afdrukken',
+  'pair.baseUrl': 'Basis-URL',
+  'pair.loopback': '{setting} is {url}, een loopback-adres: een telefoon kan het niet bereiken. Stel het in op het adres van het platform in het netwerk voordat u koppelt.',
+  'subjects.notActive.DEACTIVATED': 'Deelnemer {login} is niet geactiveerd: koppelen of beëindigen kan niet.',
+  'subjects.notActive.DISCONTINUED': 'Deelnemer {login} is beëindigd: koppelen of opnieuw beëindigen kan niet.',
+  'subjects.notActive.INVALID': 'Deelnemer {login} is beëindigd: koppelen of opnieuw beëindigen kan niet.',
   'projects.yes': 'Ja',
   'projects.no': 'Nee',
 };

@@ -7,6 +7,10 @@
  *
  * The code is answered to the POST itself (no 303): its URL is a credential, it must not land in
  * a URL, a history entry or a cache.
+ *
+ * The page shows the base URL the app will receive and warns when it, or the token URL's base,
+ * is a loopback address (a phone cannot reach it). A subject that is not activated (inactive or
+ * discontinued) cannot be paired: the page says why instead of offering the form.
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -21,7 +25,7 @@ import { TOKEN_NAME } from '../../pairing/schemas.js';
 import { actorOf, authorizeScope, principal } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import { PROJECT_NAME, projectHeader, subjectPath } from './project.js';
-import { subjectOfProject } from './subjects.js';
+import { notActiveReason, subjectOfProject } from './subjects.js';
 
 export interface PairingPageServices {
   projects: ProjectService;
@@ -44,6 +48,17 @@ const PairForm = Type.Object({
   previous: Type.Optional(Type.String({ maxLength: 64 })),
 });
 
+/** Whether a URL's host is a loopback address (localhost, 127.0.0.0/8, ::1). */
+export function isLoopback(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]';
+}
+
 /** The QR code of `text` as a PNG data URL. */
 export function qrCodeDataUrl(text: string): Promise<string> {
   return QRCode.toDataURL(text, { errorCorrectionLevel: 'M', width: QR_WIDTH, margin: QR_MARGIN, type: 'image/png' });
@@ -64,12 +79,21 @@ export const pairingPageRoutes: FastifyPluginAsyncTypebox<PairingPageServices> =
       .sort((a, b) => a.localeCompare(b));
   }
 
+  const { baseUrl, tokenUrlBase } = pairing.addresses;
+  const loopbackSettings = [
+    ['MANAGEMENTPORTAL_COMMON_BASE_URL', baseUrl], ['MANAGEMENTPORTAL_COMMON_MANAGEMENT_PORTAL_BASE_URL', tokenUrlBase],
+  ].filter(([, url]) => isLoopback(url!));
+
   async function pairPage(request: FastifyRequest, name: string, login: string) {
-    const [project, , clients] = await Promise.all([
+    const [project, subject, clients] = await Promise.all([
       projectHeader(request, projects, name, 'subjects'), subjectOfProject(request, subjects, name, login), appClients(request),
     ]);
     const { t, base } = context(request);
-    return { title: t('pair.title', { login }), project, login, clients, action: `${subjectPath(base, name, login)}/pair` };
+    return {
+      title: t('pair.title', { login }), project, login, clients, action: `${subjectPath(base, name, login)}/pair`,
+      notActive: notActiveReason(request, subject), baseUrl,
+      warnings: loopbackSettings.map(([setting, url]) => t('pair.loopback', { setting: setting!, url: url! })),
+    };
   }
 
   app.get('/projects/:name/subjects/:login/pair', { schema: { hide: true, params: Params } }, async (request, reply) => {
@@ -84,6 +108,7 @@ export const pairingPageRoutes: FastifyPluginAsyncTypebox<PairingPageServices> =
     const { clientId, previous } = request.body;
     const persistent = request.body.persistent !== undefined;
     const form = { ...data, clientId, persistent };
+    if (data.notActive) return render(request, reply, 'projects/pair', form, 409);
     if (!data.clients.includes(clientId)) {
       return render(request, reply, 'projects/pair', { ...form, error: t('error.400') }, 400);
     }

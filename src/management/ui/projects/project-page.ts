@@ -67,6 +67,8 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
         personName: subject.personName ?? '',
         group: subject.group ?? '',
         status: t(`subjects.status.${subject.status}` as MessageKey),
+        // Pairing and discontinuing need an activated subject (subjects.ts `notActiveReason`).
+        active: subject.status === 'ACTIVATED',
         enrollmentDate: subject.enrollmentDate,
         path: subjectPath(base, name, subject.login),
       })),

@@ -39,6 +39,17 @@ export async function subjectOfProject(request: FastifyRequest, subjects: Subjec
   return subject;
 }
 
+/**
+ * Why a subject cannot be paired or discontinued (not activated, or discontinued already), or
+ * undefined when it can: its pages say so instead of offering the form.
+ */
+export function notActiveReason(request: FastifyRequest, subject: SubjectDtoT): string | undefined {
+  const key = subject.status === 'DEACTIVATED' ? 'subjects.notActive.DEACTIVATED'
+    : subject.status === 'DISCONTINUED' ? 'subjects.notActive.DISCONTINUED'
+      : subject.status === 'INVALID' ? 'subjects.notActive.INVALID' : undefined;
+  return key && context(request).t(key, { login: subject.login });
+}
+
 /** A form problem or a 4xx of the API on a form: the message the form's alert shows. */
 function formError(request: FastifyRequest, error: unknown): string | undefined {
   if (error instanceof FormProblem) return context(request).t(error.key);
@@ -110,8 +121,9 @@ export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices>
     app.get(`/projects/:name/subjects/:login/${kind}`, { schema: { hide: true, params: SubjectParams } }, async (request, reply) => {
       const { t, base } = context(request);
       const { name, login } = request.params;
-      const [project] = await Promise.all([projectHeader(request, projects, name, 'subjects'), subjectOfProject(request, subjects, name, login)]);
+      const [project, subject] = await Promise.all([projectHeader(request, projects, name, 'subjects'), subjectOfProject(request, subjects, name, login)]);
       return render(request, reply, 'projects/confirm', {
+        blocked: kind === 'discontinue' ? notActiveReason(request, subject) : undefined,
         title: t(kind === 'discontinue' ? 'subjects.discontinueTitle' : 'subjects.deleteTitle', { login }),
         text: t(kind === 'discontinue' ? 'subjects.discontinueText' : 'subjects.deleteText'),
         button: t(kind === 'discontinue' ? 'subjects.discontinue' : 'subjects.delete'),
@@ -125,6 +137,15 @@ export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices>
     const { base } = context(request);
     const { name, login } = request.params;
     const subject = await subjectOfProject(request, subjects, name, login);
+    const blocked = notActiveReason(request, subject);
+    if (blocked) {
+      const { t } = context(request);
+      const project = await projectHeader(request, projects, name, 'subjects');
+      return render(request, reply, 'projects/confirm', {
+        blocked, title: t('subjects.discontinueTitle', { login }), text: t('subjects.discontinueText'), button: t('subjects.discontinue'),
+        action: `${subjectPath(base, name, login)}/discontinue`, back: project.path,
+      }, 409);
+    }
     await subjects.discontinue({ id: subject.id, project: { id: subject.project!.id!, projectName: name } }, actorOf(request));
     return reply.redirect(`${projectPath(base, name)}?discontinued=${encodeURIComponent(login)}`, 303);
   });
