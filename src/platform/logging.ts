@@ -234,11 +234,14 @@ export interface LoggerLevel {
 export class LogLevels {
   readonly #root: FastifyBaseLogger;
   readonly #startLevel: string;
+  /** ROOT's level, kept here too: a disabled logger (`logger: false`) has none of its own. */
+  #rootLevel: string;
   readonly #components = new Map<string, { loggers: FastifyBaseLogger[]; configured: SpringLevel | null }>();
 
   constructor(root: FastifyBaseLogger) {
     this.#root = root;
-    this.#startLevel = root.level;
+    this.#startLevel = typeof root.level === 'string' ? root.level : 'info';
+    this.#rootLevel = this.#startLevel;
   }
 
   /** The logger of a component (one per call site; all of a name share its level). */
@@ -259,7 +262,7 @@ export class LogLevels {
 
   /** A logger's levels; undefined for a name that is no logger (ROOT matches in any case). */
   get(name: string): LoggerLevel | undefined {
-    const root = toSpring(this.#root.level);
+    const root = toSpring(this.#rootLevel);
     if (name.toUpperCase() === ROOT_LOGGER) return { name: ROOT_LOGGER, configuredLevel: root, effectiveLevel: root };
     const entry = this.#components.get(name);
     if (!entry) return undefined;
@@ -272,16 +275,17 @@ export class LogLevels {
    */
   set(name: string, level: SpringLevel | null): LoggerLevel | undefined {
     if (name.toUpperCase() === ROOT_LOGGER) {
-      this.#root.level = level ? toPino(level) : this.#startLevel;
+      this.#rootLevel = level ? toPino(level) : this.#startLevel;
+      this.#root.level = this.#rootLevel;
       for (const entry of this.#components.values()) {
-        if (!entry.configured) for (const log of entry.loggers) log.level = this.#root.level;
+        if (!entry.configured) for (const log of entry.loggers) log.level = this.#rootLevel;
       }
       return this.get(ROOT_LOGGER);
     }
     const entry = this.#components.get(name);
     if (!entry) return undefined;
     entry.configured = level;
-    for (const log of entry.loggers) log.level = level ? toPino(level) : this.#root.level;
+    for (const log of entry.loggers) log.level = level ? toPino(level) : this.#rootLevel;
     return this.get(name);
   }
 }
