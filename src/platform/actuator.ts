@@ -19,6 +19,7 @@ import { Type, type Static } from 'typebox';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createErrorHandler, documentClientErrors, DomainError, type ErrorFormat } from './errors.js';
+import { acceptEmptyJsonBodies } from './json-body.js';
 import { createOperations, guardedOperationRoutes, healthRoutes, type Operations } from './operations.js';
 
 export { describeError } from './operations.js';
@@ -186,6 +187,8 @@ function credentialsCheck(user: string, password: string) {
 
 const actuatorRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry; operations: Operations }> = async (app, { metrics, operations }) => {
   const handleError = createErrorHandler(actuatorErrorFormat);
+  // Spring Boot Admin posts a logger change as `application/vnd.spring-boot.actuator.v2+json`.
+  acceptEmptyJsonBodies(app);
   app.addHook('onRoute', documentClientErrors({ badRequest: ActuatorError, uriTooLong: ActuatorError, unsupportedMediaType: ActuatorError }));
   app.setErrorHandler((error, request: FastifyRequest, reply: FastifyReply) => {
     if (statusOf(error) === 401) reply.header('www-authenticate', `Basic realm="${REALM}"`);

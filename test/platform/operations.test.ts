@@ -10,7 +10,7 @@ import { eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { captureLog } from '../helpers/log-capture.js';
 import { basic, managementClient, type Json } from '../helpers/management-api.js';
-import { uiClient } from '../helpers/ui-client.js';
+import { csrfOf, uiClient } from '../helpers/ui-client.js';
 import { loggerOptions } from '../../src/platform/logging.js';
 import { auditEvents } from '../../src/management/schema.js';
 import { aProject } from '../fixtures/management.js';
@@ -33,7 +33,7 @@ afterAll(async () => { await t?.close(); });
 
 const inject = async (method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string> = {}, body?: unknown) => {
   const res = await t.app.inject({
-    method, url, headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    method, url, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
     ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
   });
   let json: Json;
@@ -79,7 +79,8 @@ describe('/actuator/loggers', () => {
   it('changes a component\'s level at run time, for loggers made before the change; logged and audited', async () => {
     const log = t.app.logLevels.component('test-made-earlier');
     log.debug('before');
-    const res = await inject('POST', '/actuator/loggers/test-made-earlier', actuator, { configuredLevel: 'debug' });
+    // As Spring Boot Admin sends it.
+    const res = await inject('POST', '/actuator/loggers/test-made-earlier', { ...actuator, 'content-type': 'application/vnd.spring-boot.actuator.v2+json' }, { configuredLevel: 'debug' });
     expect(res.status).toBe(204);
     expect(res.body).toBeUndefined();
     log.debug('after');
@@ -196,6 +197,16 @@ describe('/managementportal/management', () => {
     const res = await inject('GET', `${M}/logs`, { cookie });
     expect(res.status).toBe(200);
     expect(res.body[0]).toEqual({ name: 'ROOT', level: 'INFO' });
+    // A change through the session needs its CSRF token, as every write of the API does.
+    t.app.logLevels.component('session-test');
+    const forged = await inject('PUT', `${M}/logs`, { cookie }, { name: 'session-test', level: 'DEBUG' });
+    expect(forged.status).toBe(403);
+    expect(forged.body).toEqual({ message: 'error.accessDenied', description: 'Invalid or missing CSRF token', fieldErrors: null });
+    const csrf = csrfOf((await ui.get('/account/password')).body);
+    expect((await inject('PUT', `${M}/logs`, { cookie, 'x-csrf-token': csrf }, { name: 'session-test', level: 'DEBUG' })).status).toBe(204);
+    expect(await audited('session-test', 1)).toEqual([
+      { principal: 'admin', data: { logger: 'session-test', level: 'DEBUG', effectiveLevel: 'DEBUG', via: 'management' } },
+    ]);
   });
 
   it('are in the OpenAPI document under the management tag', async () => {
