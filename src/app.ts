@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fastifyTrustProxy, type Config } from './config.js';
 import './platform/types.js';
 import { EventBus } from './platform/events.js';
-import { closeLogDestinations, logDestinations, loggerOptions, logStream, requestLoggerFactory } from './platform/logging.js';
+import { closeLogDestinations, logDestinations, loggerOptions, LogLevels, logStream, requestLoggerFactory } from './platform/logging.js';
 import { databasePlugin } from './platform/database-plugin.js';
 import type { PgliteLease } from './platform/database.js';
 import { openapiPlugin } from './platform/openapi.js';
@@ -74,14 +74,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(fp(async (instance) => {
     instance.decorate('config', config);
-    instance.decorate('events', new EventBus(instance.log.child({ component: 'events' })));
+    const logLevels = new LogLevels(instance.log);
+    instance.decorate('logLevels', logLevels);
+    instance.decorate('events', new EventBus(logLevels.component('events')));
   }, { name: 'platform-config' }));
   // First: every later response (pages, API, errors, 404s) carries the security headers.
   await app.register(httpSecurityPlugin, { allowedOrigins: config.corsAllowedOrigins, corsPaths: corsPaths(config) });
 
   const management = managementSettings(config);
   // Before the database: a bad keystore stops the start before anything is migrated.
-  const managementKeys = await loadManagementKeys(management, app.log.child({ component: 'management' }));
+  const managementKeys = await loadManagementKeys(management, app.logLevels.component('management'));
   // Likewise the app server's radar_is.yml (read even while its security is off: a bad file is a bad setting).
   const radarIs = config.radarIsConfigLocation ? readRadarIsConfig(config.radarIsConfigLocation) : undefined;
 
@@ -111,7 +113,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The admin UI's notification pages read and send through the app server (the domains meet only here).
   const notificationDesk = appserverNotificationDesk(app.db.db, app.events);
-  await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk, now: options.managementNow });
+  await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk, now: options.managementNow, operations: app.operations });
   // The app server verifies this process's tokens with the management keys directly (no HTTP).
   await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys), radarIs, protocolSource: options.protocolSource });
   // Beside the app server's API, outside its scope: the code documentation needs no token.

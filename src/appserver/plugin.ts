@@ -85,7 +85,7 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
     managementportalUrl: config.securityRadarManagementportalUrl,
     resourceId: config.securityOauth2ResourceId,
     radarIs,
-  }, { local: tokenAuthority, log: app.log.child({ component: 'appserver-security' }), now });
+  }, { local: tokenAuthority, log: app.logLevels.component('appserver-security'), now });
   // Before any route: every route from here on is guarded by its line in security/permissions.ts.
   installGuard(app, { contextPath: config.appserverContextPath, authenticator: security.authenticator });
   app.addHook('onRoute', documentClientErrors({ badRequest: { $ref: 'ErrorDetails#' }, uriTooLong: { $ref: 'ErrorDetails#' }, unsupportedMediaType: { $ref: 'ErrorDetails#' } }));
@@ -110,7 +110,7 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
     timeoutMs: config.githubClientTimeout * 1000,
     maxContentLength: config.githubClientMaxContentLength,
   });
-  const githubLog = app.log.child({ component: 'github' });
+  const githubLog = app.logLevels.component('github');
   const githubProxyOwners = ownerSet(config.githubProxyAllowedOwners);
   const githubCache = createGithubContentCache({
     db, github, log: githubLog, fetchOptions: proxyFetchOptions({ github, allowedOwners: githubProxyOwners }),
@@ -140,7 +140,7 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
 
   const protocolSource = givenSource ?? scheduleProtocolSource(protocols, events, (err) => err instanceof ProtocolsUnavailable);
   const schedules = createScheduleService({
-    db, events, protocols: protocolSource, log: app.log.child({ component: 'schedules' }), concurrency: app.config.questionnaireScheduleConcurrency,
+    db, events, protocols: protocolSource, log: app.logLevels.component('schedules'), concurrency: app.config.questionnaireScheduleConcurrency,
   });
   const tasks = createTaskService({ db, events });
   await app.register(scheduleRoutes, { schedules });
@@ -150,7 +150,7 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
   // The scheduler (and FCM with it) runs only where enabled: an API-only process needs no credentials.
   const metrics = createSchedulerMetrics(app.metrics);
   if (config.schedulerEnabled) {
-    const log = app.log.child({ component: 'scheduler' });
+    const log = app.logLevels.component('scheduler');
     const fcm = await createFcmSender(config, log);
     const email = config.notificationEmailEnabled
       ? createNotificationEmailSender({ mailer: app.mail, from: config.notificationEmailFrom, log })

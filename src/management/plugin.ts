@@ -83,6 +83,13 @@ import { createSubjectRevisionsService } from './api/subjects/subject-revisions.
 import { createSubjectSourcesService } from './api/subjects/subject-sources.js';
 import { usersRoutes } from './api/users/routes.js';
 import { createUserService } from './api/users/service.js';
+import type { EventBus } from '../platform/events.js';
+import type { PlatformEvents } from '../platform/logging.js';
+import { guardedOperationRoutes, healthRoutes, type Operations } from '../platform/operations.js';
+import { authorName, principal, requireSysAdmin } from './security/authorization.js';
+import { ErrorVm } from './http/error-schemas.js';
+
+const MANAGEMENT_OPERATIONS_TAGS = ['management: operations'];
 
 export { managementSettings, type ManagementSettings } from './settings.js';
 export type { NotificationDesk } from './ui/notifications/desk.js';
@@ -128,11 +135,13 @@ export interface ManagementPluginOptions {
   demoData?: boolean;
   /** The app server's notifications for the admin UI's pages (undefined: those pages say it is unavailable). */
   notificationDesk?: NotificationDesk | undefined;
+  /** The operational endpoints the actuator serves, served again under `/management` (undefined: not served). */
+  operations?: Operations | undefined;
 }
 
-export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { settings, keys, now = Date.now, demoData = false, notificationDesk }) => {
+export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { settings, keys, now = Date.now, demoData = false, notificationDesk, operations }) => {
   const db: Database = app.db.db;
-  const log = app.log.child({ component: 'management' });
+  const log = app.logLevels.component('management');
 
   acceptEmptyJsonBodies(app);
   // A NUL character or a coerced Infinity anywhere in a request: 400 (the OAuth scopes: invalid_request or a page).
@@ -152,8 +161,16 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     await ensureFrontendClient(db, settings.oauth.frontendClient);
   });
 
-  const audit = createAuditLog({ db, log: log.child({ component: 'audit' }) });
+  const audit = createAuditLog({ db, log: app.logLevels.component('audit') });
   app.addHook('onClose', async () => audit.flush());
+  // A log level changed through /actuator or /management (platform/operations.ts): audited with who did it.
+  const stopAuditingLevels = (app.events as unknown as EventBus<PlatformEvents>).subscribe('logger.level', (change) => {
+    audit.record({
+      principal: change.actor, type: 'LOGGER_LEVEL_CHANGED',
+      data: { logger: change.logger, level: change.configuredLevel ?? 'null', effectiveLevel: change.effectiveLevel, via: change.via },
+    });
+  });
+  app.addHook('onClose', async () => stopAuditingLevels());
   const clients = createClientStore({ db, now });
   // The one signer/verifier: it owns the crypto worker thread, stopped with the app.
   const signing = createTokenSigning(keys);
@@ -178,7 +195,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   app.decorateRequest('mpAuth', null);
 
   // The resource API's services, each built once (the admin UI's pages will take the same ones).
-  const accountMail = createAccountMail({ mail: app.mail, settings: settings.mail, log: log.child({ component: 'account-mail' }) });
+  const accountMail = createAccountMail({ mail: app.mail, settings: settings.mail, log: app.logLevels.component('account-mail') });
   app.addHook('onClose', async () => accountMail.close());
   const persistentTokenTimeoutMs = settings.pairing.persistentMetaTokenTimeoutSeconds * 1000;
   const subjectDeps = { db, audit, now, persistentTokenTimeoutMs };
@@ -231,8 +248,19 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       await api.register(accountRoutes, { account });
       await api.register(pairingRoutes, { pairing });
     },
+    managementOpen: async (api) => {
+      if (operations) await api.register(healthRoutes, { operations, tags: MANAGEMENT_OPERATIONS_TAGS });
+    },
     management: async (api) => {
       await api.register(auditsRoutes, { audits: services.audits });
+      // The reference's `management.endpoints` (and its LogsResource): `@Secured(ROLE_SYS_ADMIN)`.
+      if (operations) {
+        await api.register(guardedOperationRoutes, {
+          operations, tags: MANAGEMENT_OPERATIONS_TAGS, endpoints: ['info', 'prometheus', 'loggers', 'logs'], guard: requireSysAdmin,
+          errorBody: ErrorVm, refusals: [401, 403], security: [{ bearer: [] }],
+          actorOf: (request) => ({ name: authorName(principal(request)), via: 'management' }),
+        });
+      }
     },
   });
   // The HTML pages: the OAuth sign-in and consent pages and the admin UI share the session cookie on the domain's path.
@@ -264,7 +292,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
 
   if (settings.catalogueServerUrl !== undefined) {
     // In the background: a slow or absent catalogue server delays nothing.
-    const catalogue = startCatalogueImport({ db, url: settings.catalogueServerUrl, log: log.child({ component: 'catalogue-import' }), now });
+    const catalogue = startCatalogueImport({ db, url: settings.catalogueServerUrl, log: app.logLevels.component('catalogue-import'), now });
     app.addHook('onClose', async () => { catalogue.stop(); await catalogue.done; });
   }
 };

@@ -19,10 +19,11 @@ import { Type, type Static } from 'typebox';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createErrorHandler, documentClientErrors, DomainError, type ErrorFormat } from './errors.js';
-import type { DatabaseHandle } from './database.js';
+import { acceptEmptyJsonBodies } from './json-body.js';
+import { createOperations, guardedOperationRoutes, healthRoutes, type Operations } from './operations.js';
 
-/** A health check that takes longer than this counts as DOWN (Kubernetes probes time out at 1 s by default). */
-const DB_CHECK_TIMEOUT_MS = 2000;
+export { describeError } from './operations.js';
+
 const REALM = 'actuator';
 const tags = ['actuator'];
 const adminSecurity = [{ adminBasic: [] }];
@@ -30,37 +31,11 @@ const adminSecurity = [{ adminBasic: [] }];
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-const Status = Type.Enum(['UP', 'DOWN'], { type: 'string' });
-
 const ActuatorError = Type.Object({
   status: Type.Integer({ examples: [401] }),
   error: Type.String({ examples: ['Unauthorized'] }),
   message: Type.String(),
 }, { description: 'Error body of the actuator endpoints' });
-
-const DbHealth = Type.Object({
-  status: Status,
-  details: Type.Object({
-    database: Type.String({ examples: ['PostgreSQL', 'PGlite'] }),
-    error: Type.Optional(Type.String({ description: 'Why the check failed' })),
-  }),
-});
-
-const Health = Type.Object({
-  status: Status,
-  components: Type.Object({ db: DbHealth, ping: Type.Object({ status: Status }) }),
-  groups: Type.Array(Type.String(), { examples: [['liveness', 'readiness']] }),
-}, { description: 'Aggregate health; 503 when a component is DOWN' });
-
-const GroupHealth = Type.Object({ status: Status });
-
-const Info = Type.Object({
-  app: Type.Object({
-    name: Type.String({ examples: ['radar-platform'] }),
-    version: Type.String(),
-    profile: Type.String({ examples: ['dev', 'prod'] }),
-  }),
-});
 
 const Link = Type.Object({ href: Type.String(), templated: Type.Boolean() });
 const Links = Type.Object({ _links: Type.Record(Type.String(), Link) }, { description: 'The actuator endpoints' });
@@ -87,47 +62,6 @@ const MetricDetail = Type.Object({
   availableTags: Type.Array(Type.Object({ tag: Type.String(), values: Type.Array(Type.String()) })),
 });
 type MetricDetail = Static<typeof MetricDetail>;
-
-const PrometheusText = {
-  description: 'Prometheus text exposition format 0.0.4',
-  content: { 'text/plain': { schema: { type: 'string' } } },
-};
-
-// ---------------------------------------------------------------------------------------------
-// Health
-
-interface DbCheck {
-  status: 'UP' | 'DOWN';
-  details: { database: string; error?: string };
-}
-
-const databaseName = (kind: DatabaseHandle['kind']) => (kind === 'postgres' ? 'PostgreSQL' : 'PGlite');
-
-/** `Name: message` of the innermost cause, with any URL credentials masked: safe for a public body. */
-export function describeError(err: unknown): string {
-  let e: unknown = err;
-  while (e instanceof Error && e.cause instanceof Error) e = e.cause;
-  const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/?#\s@]*):[^@\s/]*@/gi, '$1:***@').split('\n')[0]!.slice(0, 200);
-}
-
-async function checkDatabase(db: DatabaseHandle): Promise<DbCheck> {
-  const database = databaseName(db.kind);
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      db.ping(),
-      new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${DB_CHECK_TIMEOUT_MS} ms`)), DB_CHECK_TIMEOUT_MS);
-      }),
-    ]);
-    return { status: 'UP', details: { database } };
-  } catch (err) {
-    return { status: 'DOWN', details: { database, error: describeError(err) } };
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Metrics
@@ -251,8 +185,10 @@ function credentialsCheck(user: string, password: string) {
   };
 }
 
-const actuatorRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry }> = async (app, { metrics }) => {
+const actuatorRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry; operations: Operations }> = async (app, { metrics, operations }) => {
   const handleError = createErrorHandler(actuatorErrorFormat);
+  // Spring Boot Admin posts a logger change as `application/vnd.spring-boot.actuator.v2+json`.
+  acceptEmptyJsonBodies(app);
   app.addHook('onRoute', documentClientErrors({ badRequest: ActuatorError, uriTooLong: ActuatorError, unsupportedMediaType: ActuatorError }));
   app.setErrorHandler((error, request: FastifyRequest, reply: FastifyReply) => {
     if (statusOf(error) === 401) reply.header('www-authenticate', `Basic realm="${REALM}"`);
@@ -266,37 +202,15 @@ const actuatorRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry }> = async (
     throw new NotFound(`No endpoint ${request.method} ${request.url.split('?')[0]}`);
   });
 
-  app.get('/health', {
-    schema: { tags, summary: 'Health of the service and its database', response: { 200: Health, 503: Health } },
-  }, async (_req, reply) => {
-    const db = await checkDatabase(app.db);
-    const status = db.status;
-    return reply.code(status === 'UP' ? 200 : 503).send({
-      status,
-      components: { db, ping: { status: 'UP' } },
-      groups: ['liveness', 'readiness'],
-    });
+  await app.register(healthRoutes, { operations, tags });
+  await app.register(guardedOperationRoutes, {
+    operations, tags, endpoints: ['info'], errorBody: ActuatorError, refusals: [], actorOf: () => ({ name: adminUser, via: 'actuator' }),
   });
 
-  app.get('/health/liveness', {
-    schema: { tags, summary: 'Liveness probe: UP while the process serves requests', response: { 200: GroupHealth } },
-  }, async () => ({ status: 'UP' as const }));
-
-  app.get('/health/readiness', {
-    schema: { tags, summary: 'Readiness probe: UP when the database answers', response: { 200: GroupHealth, 503: GroupHealth } },
-  }, async (_req, reply) => {
-    const { status } = await checkDatabase(app.db);
-    return reply.code(status === 'UP' ? 200 : 503).send({ status });
-  });
-
-  app.get('/info', {
-    schema: { tags, summary: 'Application name, version and profile', response: { 200: Info } },
-  }, async () => ({ app: { name: 'radar-platform', version: app.config.version, profile: app.config.profile } }));
-
-  await app.register(adminRoutes, { metrics });
+  await app.register(adminRoutes, { metrics, operations });
 };
 
-const adminRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry }> = async (app, { metrics }) => {
+const adminRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry; operations: Operations }> = async (app, { metrics, operations }) => {
   app.addHook('onRequest', app.basicAuth);
   const errors = { 401: ActuatorError };
 
@@ -312,15 +226,19 @@ const adminRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry }> = async (app
         'health-path': link('/health/{*path}', true),
         info: link('/info'),
         prometheus: link('/prometheus'),
+        loggers: link('/loggers'),
+        'loggers-name': link('/loggers/{name}', true),
         metrics: link('/metrics'),
         'metrics-requiredMetricName': link('/metrics/{requiredMetricName}', true),
       },
     };
   });
 
-  app.get('/prometheus', {
-    schema: { tags, summary: 'All metrics for Prometheus', security: adminSecurity, response: { 200: PrometheusText, ...errors } },
-  }, async (_req, reply) => reply.type(metrics.contentType).send(await metrics.metrics()));
+  // The actuator's admin user is the one who changes a level here (the audit's principal).
+  await app.register(guardedOperationRoutes, {
+    operations, tags, endpoints: ['prometheus', 'loggers'], errorBody: ActuatorError, refusals: [401], security: adminSecurity,
+    actorOf: () => ({ name: app.config.adminUser, via: 'actuator' }),
+  });
 
   app.get('/metrics', {
     schema: { tags, summary: 'Names of all metrics', security: adminSecurity, response: { 200: MetricNames, ...errors } },
@@ -376,5 +294,10 @@ export const actuatorPlugin: FastifyPluginAsync = fp(async (app: FastifyInstance
     done();
   });
 
-  await app.register(actuatorRoutes, { prefix: '/actuator', metrics });
+  const operations = createOperations({
+    db: app.db, metrics, logLevels: app.logLevels, events: app.events, log: app.logLevels.component('actuator'),
+    app: { version: app.config.version, profile: app.config.profile },
+  });
+  app.decorate('operations', operations);
+  await app.register(actuatorRoutes, { prefix: '/actuator', metrics, operations });
 }, { name: 'platform-actuator', dependencies: ['platform-database'] });

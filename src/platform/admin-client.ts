@@ -120,7 +120,7 @@ function defaultBaseUrl(app: FastifyInstance): string {
 
 /** Registers the app with the admin server once it listens; deregisters when it closes. */
 export const adminClientPlugin = fp<{ settings: AdminClientSettings }>(async (app, { settings }) => {
-  const client = createAdminClient(settings, app.log.child({ component: 'admin-client' }));
+  const client = createAdminClient(settings, app.logLevels.component('admin-client'));
   app.addHook('onListen', async () => { client.start(settings.serviceBaseUrl ?? defaultBaseUrl(app)); });
   app.addHook('onClose', async () => { await client.stop(); });
 }, { name: 'admin-client' });

@@ -12,7 +12,7 @@ export interface DatabasePluginOptions {
 }
 
 export const databasePlugin = fp(async (app: FastifyInstance, opts: DatabasePluginOptions) => {
-  const log = app.log.child({ component: 'database' });
+  const log = app.logLevels.component('database');
   const handle = await openDatabase(app.config.database, {
     log,
     bootWaitSeconds: app.config.bootWaitSeconds,

@@ -191,8 +191,119 @@ export async function closeLogDestinations(destinations: StreamEntry<LevelWithSi
 export function logStream(destinations: StreamEntry<LevelWithSilent>[], level: LevelWithSilent): DestinationStream {
   const [only, ...others] = destinations;
   if (only && others.length === 0 && (only.level ?? level) === level) return only.stream;
-  return pino.multistream(destinations);
+  // A destination at the logger's level follows the logger: it takes whatever the loggers let
+  // through, so a level lowered at run time (`LogLevels`) reaches it too. One with a level of
+  // its own (Sentry's, a test's) keeps it.
+  return pino.multistream(destinations.map((d) => ((d.level ?? level) === level ? { ...d, level: 'trace' as const } : d)));
 }
+
+/** Spring Boot's log levels, most verbose last, as its loggers endpoint lists them. */
+export const SPRING_LEVELS = ['OFF', 'FATAL', 'ERROR', 'WARN', 'INFO', 'DEBUG', 'TRACE'] as const;
+export type SpringLevel = typeof SPRING_LEVELS[number];
+
+const toPino = (level: SpringLevel): LevelWithSilent => (level === 'OFF' ? 'silent' : level.toLowerCase() as LevelWithSilent);
+const toSpring = (level: string): SpringLevel => (level === 'silent' ? 'OFF' : level.toUpperCase() as SpringLevel);
+
+/** A level as a client spells it (`debug`, `DEBUG`), or undefined when it is none of Spring's. */
+export function springLevel(text: string): SpringLevel | undefined {
+  const upper = text.toUpperCase();
+  return (SPRING_LEVELS as readonly string[]).includes(upper) ? upper as SpringLevel : undefined;
+}
+
+/** The name of the root logger, as logback and Spring Boot call it. */
+export const ROOT_LOGGER = 'ROOT';
+
+export interface LoggerLevel {
+  name: string;
+  /** Set at run time (ROOT: always, its current level); null: it follows ROOT. */
+  configuredLevel: SpringLevel | null;
+  effectiveLevel: SpringLevel;
+}
+
+/**
+ * The service's named loggers: ROOT (the process's logger; requests log through it) and one per
+ * log component (the `component` field of the lines: `management`, `scheduler`, `github` …), so
+ * their levels can be read and changed at run time, as Spring Boot's loggers endpoint does.
+ *
+ * pino copies a child's level when the child is made, so a change to the root reaches no
+ * existing child by itself; the registry therefore keeps every component logger it made and sets
+ * their levels itself. A component without a level of its own follows ROOT. Loggers made from a
+ * component logger later (the scheduler's per-tick loggers) take its level when they are made.
+ * Changes apply to this process only.
+ */
+export class LogLevels {
+  readonly #root: FastifyBaseLogger;
+  readonly #startLevel: string;
+  /** ROOT's level, kept here too: a disabled logger (`logger: false`) has none of its own. */
+  #rootLevel: string;
+  readonly #components = new Map<string, { loggers: FastifyBaseLogger[]; configured: SpringLevel | null }>();
+
+  constructor(root: FastifyBaseLogger) {
+    this.#root = root;
+    this.#startLevel = typeof root.level === 'string' ? root.level : 'info';
+    this.#rootLevel = this.#startLevel;
+  }
+
+  /** The logger of a component (one per call site; all of a name share its level). */
+  component(name: string): FastifyBaseLogger {
+    let entry = this.#components.get(name);
+    if (!entry) this.#components.set(name, entry = { loggers: [], configured: null });
+    const log = this.#root.child({ component: name });
+    if (entry.configured) log.level = toPino(entry.configured);
+    entry.loggers.push(log);
+    return log;
+  }
+
+  /** ROOT first, then the components by name. */
+  list(): LoggerLevel[] {
+    const names = [...this.#components.keys()].sort();
+    return [ROOT_LOGGER, ...names].map((name) => this.get(name)!);
+  }
+
+  /** A logger's levels; undefined for a name that is no logger (ROOT matches in any case). */
+  get(name: string): LoggerLevel | undefined {
+    const root = toSpring(this.#rootLevel);
+    if (name.toUpperCase() === ROOT_LOGGER) return { name: ROOT_LOGGER, configuredLevel: root, effectiveLevel: root };
+    const entry = this.#components.get(name);
+    if (!entry) return undefined;
+    return { name, configuredLevel: entry.configured, effectiveLevel: entry.configured ?? root };
+  }
+
+  /**
+   * Sets a logger's level; null gives a component ROOT's level again and ROOT the level it
+   * started with. Returns the logger's levels after the change, undefined for an unknown name.
+   */
+  set(name: string, level: SpringLevel | null): LoggerLevel | undefined {
+    if (name.toUpperCase() === ROOT_LOGGER) {
+      this.#rootLevel = level ? toPino(level) : this.#startLevel;
+      this.#root.level = this.#rootLevel;
+      for (const entry of this.#components.values()) {
+        if (!entry.configured) for (const log of entry.loggers) log.level = this.#rootLevel;
+      }
+      return this.get(ROOT_LOGGER);
+    }
+    const entry = this.#components.get(name);
+    if (!entry) return undefined;
+    entry.configured = level;
+    for (const log of entry.loggers) log.level = level ? toPino(level) : this.#rootLevel;
+    return this.get(name);
+  }
+}
+
+/** A logger's level was changed at run time (platform event `logger.level`). */
+export interface LoggerLevelChanged {
+  logger: string;
+  /** The level asked for; null: reset. */
+  configuredLevel: SpringLevel | null;
+  effectiveLevel: SpringLevel;
+  /** Who changed it: a user's login, or the actuator's admin user. */
+  actor: string;
+  /** Where: `actuator` or `management`. */
+  via: string;
+}
+
+/** The platform's own events and their payloads (domains subscribe through a typed view). */
+export type PlatformEvents = { 'logger.level': LoggerLevelChanged };
 
 type Bindings = Record<string, unknown>;
 /** pino's logger as Fastify types it, with the level check pino has. */

@@ -48,4 +48,6 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
     // document and "Try it out" calls this origin. Nothing else, and it may not be framed.
     staticCSP: SWAGGER_UI_CSP,
   });
+  // springdoc's address of the UI, which the references' READMEs and bookmarks use (springdoc answers it with a 302 too).
+  app.get('/swagger-ui.html', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/swagger-ui/', 302));
 }, { name: 'platform-openapi', dependencies: ['platform-config'] });

@@ -11,6 +11,10 @@ declare module 'fastify' {
     events: EventBus;
     /** Per-app Prometheus registry (platform/actuator.ts); plugins add their counters and histograms to it. */
     metrics: import('prom-client').Registry;
+    /** The named loggers whose levels change at run time (platform/logging.ts): `app.logLevels.component(name)` makes a component's logger. */
+    logLevels: import('./logging.js').LogLevels;
+    /** The operational endpoints' use cases (platform/operations.ts), shared by `/actuator` and the management domain's `/management`. */
+    operations: import('./operations.js').Operations;
     /** Outgoing mail (platform/mail.ts), shared by both domains. */
     mail: import('./mail.js').Mailer;
   }

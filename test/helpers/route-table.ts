@@ -57,6 +57,7 @@ export const NOT_IN_DOCUMENT: readonly { route: RegExp; reason: string; when?: s
   { route: /^OPTIONS /, reason: 'CORS preflights of the app server (the reference\'s @CrossOrigin), no operation', when: 'CORS_ALLOWED_ORIGINS is set' },
   { route: /^GET \/v3\/api-docs(\.yaml)?$/, reason: 'the OpenAPI document itself' },
   { route: /^GET \/swagger-ui(\/.*)?$/, reason: 'Swagger UI pages and assets' },
+  { route: /^GET \/swagger-ui\.html$/, reason: "springdoc's address of Swagger UI: a redirect to /swagger-ui/" },
   { route: /^GET \/java-docs\/(\{\*\})?$/, reason: 'the code documentation (static TypeDoc HTML)', when: 'dist/java-docs is built (npm run docs)' },
   { route: /^GET \/managementportal\/content\//, reason: 'static files of the admin UI (logos, styles)' },
   { route: /^GET \/managementportal\/oauth\/token$/, reason: 'answers only 405 method_not_allowed (the reference\'s body for a GET to the token endpoint)' },

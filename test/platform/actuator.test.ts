@@ -175,7 +175,7 @@ describe('OpenAPI', () => {
     const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/actuator'));
     expect(paths.sort()).toEqual([
       '/actuator', '/actuator/health', '/actuator/health/liveness', '/actuator/health/readiness',
-      '/actuator/info', '/actuator/metrics', '/actuator/metrics/{name}', '/actuator/prometheus',
+      '/actuator/info', '/actuator/loggers', '/actuator/loggers/{name}', '/actuator/metrics', '/actuator/metrics/{name}', '/actuator/prometheus',
     ]);
     for (const path of paths) expect(doc.paths[path]!.get.tags, path).toEqual(['actuator']);
     expect(doc.paths['/actuator/prometheus']!.get.security).toEqual([{ adminBasic: [] }]);

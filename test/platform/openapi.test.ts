@@ -71,4 +71,10 @@ describe('OpenAPI', () => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('swagger');
   });
+
+  it('redirects springdoc\'s /swagger-ui.html to Swagger UI', async () => {
+    const res = await t.app.inject('/swagger-ui.html');
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe('/swagger-ui/');
+  });
 });

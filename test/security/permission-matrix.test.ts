@@ -346,6 +346,16 @@ const N = `${U}/messaging/notifications`;
 const D = `${U}/messaging/data`;
 /** App-server writes on a fresh user of A (participant: a new participant with its own token). */
 const onFreshUser = { fresh: freshAppUser } as const;
+
+/** A log component of its own for each permitted call: a refused call leaves its level unset. */
+const onFreshLogger: Pick<Row, 'fresh' | 'after'> = {
+  fresh: async () => {
+    const name = unique('matrix-logger');
+    t.app.logLevels.component(name);
+    return { name };
+  },
+  after: async (f, permitted) => { expect(t.app.logLevels.get(f.name)?.configuredLevel).toBe(permitted ? 'TRACE' : null); },
+};
 /** An app-server user created for a new subject of A: the users table must not grow on a refused call. */
 const newAppUser = { fresh: freshLogin, body: (f: Fresh) => aUserBody({ subjectId: f.login }), keeps: rowsOf(appUsers, appUsers.id) } as const;
 /** A questionnaire schedule generated for a fresh user following SCHEDULE_PROTOCOL. */
@@ -524,6 +534,17 @@ const ROWS: Row[] = [
   { route: 'GET /management/audits', perm: 'AUDIT.READ', on: 'global' },
   { route: 'GET /management/audits/:id', perm: 'AUDIT.READ', on: 'global', path: '/management/audits/{audit}' },
 
+  // ── Operational endpoints (issue 33: the reference's `management.endpoints` and LogsResource): `/management/**` needs ROLE_SYS_ADMIN
+  ...['GET /management/info', 'GET /management/prometheus', 'GET /management/loggers', 'GET /management/logs'].map((route): Row => ({
+    route, perm: null, on: 'global', over: { sys: 'y' }, why: '/management/** needs ROLE_SYS_ADMIN (no permission)',
+  })),
+  { route: 'GET /management/loggers/:name', perm: null, on: 'global', path: '/management/loggers/ROOT', over: { sys: 'y' }, why: 'ROLE_SYS_ADMIN' },
+  {
+    route: 'POST /management/loggers/:name', perm: null, on: 'global', ...onFreshLogger,
+    path: (f) => `/management/loggers/${f.name}`, body: () => ({ configuredLevel: 'TRACE' }), over: { sys: 'y' }, why: 'ROLE_SYS_ADMIN',
+  },
+  { route: 'PUT /management/logs', perm: null, on: 'global', ...onFreshLogger, body: (f) => ({ name: f.name, level: 'TRACE' }), over: { sys: 'y' }, why: '@Secured ROLE_SYS_ADMIN' },
+
   // ── App server: projects (appserver.md §1.1)
   // A exists, so past the check a create writes nothing (417): the letters, not the read-back, show a hole here.
   {
@@ -560,6 +581,7 @@ const ROWS: Row[] = [
 
   // ── Notifications (§1.3) and their state events (§1.4)
   { route: 'GET /messaging/notifications', perm: 'PROJECT.READ', on: 'caller' },
+  { route: 'GET /messaging/notifications/filtered', perm: 'PROJECT.READ', on: 'caller', why: 'N3: as N1, filtered to the token\'s projects' },
   { route: 'GET /messaging/notifications/:id', perm: 'SUBJECT.UPDATE', on: 'sub1', path: '/messaging/notifications/{n1}', why: 'N2: route check on the caller, then the notification\'s own project and subject (403)' },
   { route: 'GET /projects/:projectId/messaging/notifications', perm: 'SUBJECT.READ', on: 'A', path: `${P}/messaging/notifications` },
   { route: 'GET /projects/:projectId/users/:subjectId/messaging/notifications', perm: 'SUBJECT.READ', on: 'sub1', path: N },
@@ -586,6 +608,7 @@ const ROWS: Row[] = [
 
   // ── Data messages (§1.5)
   { route: 'GET /messaging/data', perm: 'PROJECT.READ', on: 'caller' },
+  { route: 'GET /messaging/data/filtered', perm: 'PROJECT.READ', on: 'caller', why: 'D3: as D1, filtered to the token\'s projects' },
   { route: 'GET /messaging/data/:id', perm: 'SUBJECT.READ', on: 'sub1', path: '/messaging/data/{d1}', why: 'D2: then the message\'s own project and subject' },
   { route: 'GET /projects/:projectId/messaging/data', perm: 'SUBJECT.READ', on: 'A', path: `${P}/messaging/data` },
   { route: 'GET /projects/:projectId/users/:subjectId/messaging/data', perm: 'SUBJECT.READ', on: 'sub1', path: D },
@@ -638,11 +661,15 @@ const OPEN = new Set([
   `GET ${MP}/api/activate`, `POST ${MP}/api/account/reset_password/init`, `POST ${MP}/api/account/reset_password/finish`,
   `POST ${MP}/api/logout`,
   'GET /actuator/health', 'GET /actuator/health/liveness', 'GET /actuator/health/readiness', 'GET /actuator/info',
+  `GET ${MP}/management/health`, `GET ${MP}/management/health/liveness`, `GET ${MP}/management/health/readiness`, 'GET /swagger-ui.html',
   'GET /v3/api-docs', 'GET /v3/api-docs.yaml', 'GET /swagger-ui', 'GET /swagger-ui/static/index.html', 'GET /swagger-ui/static/swagger-initializer.js',
   'GET /swagger-ui/json', 'GET /swagger-ui/yaml', 'GET /swagger-ui/static/*', 'GET /java-docs/*', 'GET /java-docs/',
 ]);
 /** Admin endpoints behind the admin basic auth: 401 to any bearer token as to none (checked in their own tests). */
-const ADMIN_BASIC = new Set(['GET /actuator', 'GET /actuator/prometheus', 'GET /actuator/metrics', 'GET /actuator/metrics/:name']);
+const ADMIN_BASIC = new Set([
+  'GET /actuator', 'GET /actuator/prometheus', 'GET /actuator/metrics', 'GET /actuator/metrics/:name',
+  'GET /actuator/loggers', 'GET /actuator/loggers/:name', 'POST /actuator/loggers/:name',
+]);
 /** The admin web pages: the signed-in session, not a bearer token. */
 const isAdminPage = (key: string) => { const url = key.split(' ')[1]!; return (url === MP || url.startsWith(`${MP}/`)) && !/^\/managementportal\/(api|management)\//.test(url); };
 /** Bearer-API routes: what is neither open, nor behind basic auth, nor an admin page. */

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { MessageService } from '../messages/service.js';
 import type { Access } from '../security/guard.js';
+import { DataMessageFilterQuery } from '../messages/schemas.js';
 import { EmptyBody, errors, IdParams, ProjectIdParams, SubjectIdParams, SubjectParams } from '../schemas.js';
 import {
   FcmDataMessageBody, FcmDataMessageDtoRef, FcmDataMessagesIn, FcmDataMessagesOut,
@@ -14,6 +15,13 @@ export const dataMessageRoutes: FastifyPluginAsyncTypebox<{ dataMessages: Messag
   app.get('/messaging/data', {
     schema: { tags, summary: 'The data messages the token may read', response: { 200: FcmDataMessagesOut } },
   }, async (req) => ({ dataMessages: await dataMessages.list(access.scope(req)) }));
+
+  app.get('/messaging/data/filtered', {
+    schema: {
+      tags, summary: 'The data messages the token may read that match the filters, by scheduled time',
+      querystring: DataMessageFilterQuery, response: { 200: FcmDataMessagesOut, ...errors(400) },
+    },
+  }, async (req) => ({ dataMessages: await dataMessages.listFiltered(access.scope(req), req.query) }));
 
   app.get('/messaging/data/:id', {
     schema: { tags, summary: 'A data message by id', params: IdParams, response: { 200: FcmDataMessageDtoRef, ...errors(400, 404) } },

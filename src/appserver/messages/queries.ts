@@ -1,4 +1,4 @@
-import { and, asc, count, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, gte, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { executedRows, type Executor } from '../../platform/database.js';
 import { bulkInsert, bulkInsertStatement, rowsJson } from '../../platform/bulk-insert.js';
@@ -162,11 +162,12 @@ function listedMessage(text: string): ListedMessage {
  * JSON.parse takes 3–4 (loaded host); PostgreSQL spends a few ms more building the arrays. Both
  * drivers hand over the same text, so PGlite and PostgreSQL read alike.
  */
-async function listed(db: Executor, where: SQL | undefined, owners: boolean): Promise<ListedMessage[]> {
+async function listed(db: Executor, where: SQL | undefined, owners: boolean, page: { byScheduledTime: true; limit: number } | undefined = undefined): Promise<ListedMessage[]> {
   const from = owners
     ? sql`${messages} inner join ${users} on ${eq(messages.userId, users.id)} inner join ${projects} on ${eq(users.projectId, projects.id)}`
     : sql`${messages}`;
-  const rows = executedRows(await db.execute(sql`select ${LISTED_ROW} as "row" from ${from} where ${where ?? sql`true`} order by "messages"."id"`));
+  const order = page ? sql`order by "messages"."scheduled_time", "messages"."id" limit ${page.limit}` : sql`order by "messages"."id"`;
+  const rows = executedRows(await db.execute(sql`select ${LISTED_ROW} as "row" from ${from} where ${where ?? sql`true`} ${order}`));
   const out = new Array<ListedMessage>(rows.length);
   for (let i = 0; i < rows.length; i++) out[i] = listedMessage(rows[i]!.row as string);
   return out;
@@ -176,6 +177,31 @@ async function listed(db: Executor, where: SQL | undefined, owners: boolean): Pr
 export const listMessages = (db: Executor, kind: MessageKind, scope: ReadScope) =>
   scope.all ? listed(db, eq(messages.kind, kind), false)
     : listed(db, and(eq(messages.kind, kind), scopeCondition(scope, projects.projectId, users.subjectId)), true);
+
+/** What `/messaging/{notifications,data}/filtered` select by; each set field must match (bounds inclusive). */
+export interface MessageFilter {
+  type?: string | undefined;
+  delivered?: boolean | undefined;
+  ttlSeconds?: number | undefined;
+  /** Bounds of the scheduled time. */
+  startTime?: Date | null | undefined;
+  endTime?: Date | null | undefined;
+  limit: number;
+}
+
+/** The messages of a kind inside `scope` that match `filter`, by scheduled time (then id), at most `filter.limit`. */
+export const listFilteredMessages = (db: Executor, kind: MessageKind, scope: ReadScope, filter: MessageFilter) => {
+  const where = and(
+    eq(messages.kind, kind),
+    filter.type !== undefined ? eq(messages.type, filter.type) : undefined,
+    filter.delivered !== undefined ? eq(messages.delivered, filter.delivered) : undefined,
+    filter.ttlSeconds !== undefined ? eq(messages.ttlSeconds, filter.ttlSeconds) : undefined,
+    filter.startTime ? gte(messages.scheduledTime, filter.startTime) : undefined,
+    filter.endTime ? lte(messages.scheduledTime, filter.endTime) : undefined,
+    scope.all ? undefined : scopeCondition(scope, projects.projectId, users.subjectId),
+  );
+  return listed(db, where, !scope.all, { byScheduledTime: true, limit: filter.limit });
+};
 
 /** A user's messages of a kind, oldest first: the columns their DTOs show. */
 export const listUserMessageDtoColumns = (db: Executor, kind: MessageKind, userId: number) =>

@@ -59,3 +59,20 @@ export const StateEventBody = Type.Object({
 }, { additionalProperties: false });
 
 export type StateEventBodyT = Static<typeof StateEventBody>;
+
+/**
+ * The query of `/messaging/{notifications,data}/filtered`: every filter optional, `delivered` and
+ * `ttlSeconds` as the DTOs show them, the scheduled time's bounds as instants are read elsewhere
+ * (ISO-8601 with an offset, or epoch seconds). Reference stub fixed: it answered an empty body.
+ */
+export const DataMessageFilterQuery = Type.Object({
+  delivered: Type.Optional(Type.Boolean()),
+  ttlSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 2147483647 })),
+  startTime: Type.Optional(Type.String({ maxLength: 64, description: 'Scheduled at or after (ISO-8601 instant or epoch seconds)', examples: ['2026-01-01T00:00:00Z'] })),
+  endTime: Type.Optional(Type.String({ maxLength: 64, description: 'Scheduled at or before (ISO-8601 instant or epoch seconds)' })),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'At most this many, by scheduled time' }),
+});
+export const NotificationFilterQuery = Type.Object({
+  type: Type.Optional(Type.String({ maxLength: 255, description: 'The notification type, exactly' })),
+  ...DataMessageFilterQuery.properties,
+});

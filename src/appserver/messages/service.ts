@@ -12,7 +12,7 @@ import { Forbidden, InvalidDetails, NotFound, requireBodyMatchesPath } from '../
 import { inScope, type ReadScope } from '../read-scope-queries.js';
 import { readExternalStateEvent, requireBelowStateEventCap } from '../state-events.js';
 import type { AppserverEventBus, MessageStateChange } from '../events.js';
-import { epochSeconds } from '../instant.js';
+import { epochSeconds, parseOptionalInstant } from '../instant.js';
 import type { DeliveryState, MessageKind, MessageRow, MessageState, MessageStateEventRow, NewMessageRow } from '../schema.js';
 import { requireProject, requireSubject } from '../users/service.js';
 import { setUserMetrics } from '../users/queries.js';
@@ -116,6 +116,15 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
     async listOfUser(projectId: string, subjectId: string) {
       const { user } = await requireSubject(db, projectId, subjectId);
       return (await q.listUserMessageDtoColumns(db, kind, user.id)).map(codec.toDto);
+    },
+
+    /**
+     * The messages inside `scope` that match the filter, by scheduled time, at most `limit`
+     * (the reference's stub `getFiltered…`). 400 for a bound that is no instant.
+     */
+    async listFiltered(scope: ReadScope, filter: Omit<q.MessageFilter, 'startTime' | 'endTime'> & { startTime?: string | undefined; endTime?: string | undefined }) {
+      const bounds = { startTime: parseOptionalInstant(filter.startTime, 'startTime'), endTime: parseOptionalInstant(filter.endTime, 'endTime') };
+      return (await q.listFilteredMessages(db, kind, scope, { ...filter, ...bounds })).map(codec.toDto);
     },
 
     /** The project's messages inside `scope`; 404 for an unknown project. */

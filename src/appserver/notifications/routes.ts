@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { MessageService } from '../messages/service.js';
 import type { Access } from '../security/guard.js';
-import { NotificationStateEventDto, StateEventBody } from '../messages/schemas.js';
+import { NotificationFilterQuery, NotificationStateEventDto, StateEventBody } from '../messages/schemas.js';
 import { EmptyBody, errors, Id, IdParams, MessageIdParams, ProjectIdParams, ScheduleQuery, SubjectIdParams, SubjectParams } from '../schemas.js';
 import {
   DuplicateNotification, FcmNotificationBody, FcmNotificationDtoRef, FcmNotificationsIn, FcmNotificationsOut,
@@ -17,6 +17,13 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: Mess
   app.get('/messaging/notifications', {
     schema: { tags, summary: 'The notifications the token may read', response: { 200: FcmNotificationsOut } },
   }, async (req) => ({ notifications: await notifications.list(access.scope(req)) }));
+
+  app.get('/messaging/notifications/filtered', {
+    schema: {
+      tags, summary: 'The notifications the token may read that match the filters, by scheduled time',
+      querystring: NotificationFilterQuery, response: { 200: FcmNotificationsOut, ...errors(400) },
+    },
+  }, async (req) => ({ notifications: await notifications.listFiltered(access.scope(req), req.query) }));
 
   app.get('/messaging/notifications/:id', {
     schema: { tags, summary: 'A notification by id', params: IdParams, response: { 200: FcmNotificationDtoRef, ...errors(400, 404) } },

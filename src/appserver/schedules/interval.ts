@@ -13,7 +13,7 @@ import { logGenerationFailure, type ScheduleService } from './service.js';
 
 export function startScheduleRuns(app: FastifyInstance, deps: { schedules: ScheduleService; events: AppserverEventBus; protocols: ProtocolSource; intervalSeconds: number }) {
   const { schedules, events, protocols, intervalSeconds } = deps;
-  const log = app.log.child({ component: 'schedules' });
+  const log = app.logLevels.component('schedules');
   const holder = randomUUID();
   const toad = new ToadScheduler();
   const pending = new Set<Promise<unknown>>();

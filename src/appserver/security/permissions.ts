@@ -46,6 +46,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, AppPermission>> = {
   [`DELETE ${U}`]: 'SUBJECT.UPDATE', // U8
   // Notifications (§1.3) and their state events (§1.4)
   'GET /messaging/notifications': 'PROJECT.READ', // N1, filtered
+  'GET /messaging/notifications/filtered': 'PROJECT.READ', // N3, filtered
   'GET /messaging/notifications/:id': 'SUBJECT.UPDATE', // N2; then the notification's own project and subject
   [`GET ${P}/messaging/notifications`]: 'SUBJECT.READ', // N5, filtered (a participant: its own rows)
   [`GET ${N}`]: 'SUBJECT.READ', // N4
@@ -63,6 +64,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, AppPermission>> = {
   [`POST ${N}/:notificationId/state_events`]: 'SUBJECT.UPDATE', // E3
   // Data messages (§1.5)
   'GET /messaging/data': 'PROJECT.READ', // D1, filtered
+  'GET /messaging/data/filtered': 'PROJECT.READ', // D3, filtered
   'GET /messaging/data/:id': 'SUBJECT.READ', // D2; then the message's own project and subject
   [`GET ${P}/messaging/data`]: 'SUBJECT.READ', // D5, filtered (a participant: its own rows)
   [`GET ${D}`]: 'SUBJECT.READ', // D4

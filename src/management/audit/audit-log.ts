@@ -12,7 +12,7 @@ import { auditEventJson, insertAuditEvents } from './queries.js';
 
 export interface AuditEvent {
   principal: string;
-  type: 'GRANT_ACCESS_TOKEN' | 'AUTHENTICATION_SUCCESS' | 'AUTHENTICATION_FAILURE' | 'PAIR_CLIENT_REQUEST' | 'SUBJECT_DISCONTINUE';
+  type: 'GRANT_ACCESS_TOKEN' | 'AUTHENTICATION_SUCCESS' | 'AUTHENTICATION_FAILURE' | 'PAIR_CLIENT_REQUEST' | 'SUBJECT_DISCONTINUE' | 'LOGGER_LEVEL_CHANGED';
   data: Record<string, string>;
   date?: Date;
 }
