@@ -16,7 +16,7 @@
 // sampled every 5 s; the last minute's mean within 10 % of minute 5's, once the caches are full,
 // and at most RSS_MAX_MIB, default 300), and nothing lost (every notification created in the run
 // received exactly once at the stub). HEAP_SNAPSHOTS=1 starts the service with
-// --heapsnapshot-signal=SIGUSR2 and asks for a heap snapshot (written in the working directory) at
+// --heapsnapshot-signal=SIGWINCH (not SIGUSR2: close-with-grace shuts the service down on it) and asks for a heap snapshot (written in the working directory) at
 // minute 5 and at the end: `node bench/heap-summary.mjs a.heapsnapshot b.heapsnapshot` says what
 // grew. Prints one JSON result, then a markdown row for docs/reliability.md; exits 1 when a bound
 // fails. SOAK_BOUNDS=errors,lost checks only those two (the test suite's short run: no timing
@@ -73,7 +73,7 @@ const cluster = process.env.SOAK_DATABASE === 'shared' || !clusterAvailable ? un
 // On every way out (a failed start-up, a failed bound): never leave a PostgreSQL server running.
 process.on('exit', () => cluster?.destroy());
 const db = await freshDatabase('radar_soak', cluster?.url);
-if (HEAP_SNAPSHOTS) process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --heapsnapshot-signal=SIGUSR2`;
+if (HEAP_SNAPSHOTS) process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --heapsnapshot-signal=SIGWINCH`;
 const service = await startService({
   ...prodEnv(db.url, 10, ADMIN_PASSWORD), MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE,
   SECURITY_RADAR_MANAGEMENTPORTAL_ENABLED: 'false', FCMSERVER_FCMSENDER: 'rest', FCM_EMULATOR_HOST: stub.host,
@@ -81,7 +81,7 @@ const service = await startService({
 const heapSnapshots = [];
 const heapSnapshot = (label) => {
   if (!HEAP_SNAPSHOTS) return;
-  process.kill(service.pid, 'SIGUSR2');
+  process.kill(service.pid, 'SIGWINCH');
   heapSnapshots.push({ label, at: new Date().toISOString() });
 };
 // Idle sockets close after 60 s, before the service's keep-alive timeout (Fastify's 72 s) would:
