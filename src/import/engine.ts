@@ -106,6 +106,9 @@ const colList = (columns: string[], prefix = '') => columns.map((c) => `${prefix
 
 interface Incoming { key: string; row: Row; hash: string }
 
+/** Tables keyed by several columns: their target key is those columns' values joined by `:`. */
+const composite = (spec: TableSpec) => spec.link === true || spec.conflict.length > 1;
+
 /**
  * Imports one table. `source` is the source's read-only transaction, `target` the target client;
  * `run(fn)` wraps each batch's writes (a committed transaction, or a savepoint of the dry run's
@@ -170,7 +173,7 @@ async function writeBatch(spec: TableSpec, tx: Tx, batch: Incoming[], opts: Engi
     const matches = await findMatches(spec, tx, fresh);
     for (const item of fresh) {
       const found = matches.get(item.key) ?? [];
-      const ownKey = spec.link ? spec.conflict.map((c) => String(item.row[c])).join(':') : String(item.row[keyCol]);
+      const ownKey = composite(spec) ? spec.conflict.map((c) => String(item.row[c])).join(':') : String(item.row[keyCol]);
       if (found.length === 0) {
         writes.push({ ...item, targetKey: ownKey, kind: 'imported' });
         continue;
@@ -257,7 +260,7 @@ async function upsert(spec: TableSpec, tx: Tx, writes: Array<Incoming & { target
   const kept = writes.filter((w) => w.targetKey !== '');
   const names = spec.columns.map(([c]) => c);
   if (kept.length > 0) {
-    const payload = JSON.stringify(kept.map((w) => ({ ...w.row, [keyCol]: spec.link ? w.row[keyCol] : w.targetKey })));
+    const payload = JSON.stringify(kept.map((w) => ({ ...w.row, [keyCol]: composite(spec) ? w.row[keyCol] : w.targetKey })));
     const update = spec.link ? 'do nothing' : `do update set ${names.filter((c) => !spec.conflict.includes(c)).map((c) => `"${c}" = excluded."${c}"`).join(', ')}`;
     await tx.unsafe(
       `insert into ${spec.target} (${colList(names)}) select ${colList(names)} from jsonb_to_recordset($1::text::jsonb) as x(${recordDef(spec.columns)})
@@ -303,7 +306,7 @@ async function deleteGone(spec: TableSpec, source: Tx, tx: Tx, opts: EngineOptio
     )).map((r) => String(r._key)));
     const gone = page.filter((p) => !present.has(p.source_key));
     if (gone.length === 0) continue;
-    if (spec.link) {
+    if (composite(spec)) {
       await tx.unsafe(
         `delete from ${spec.target} t where concat_ws(':', ${spec.conflict.map((c) => `t."${c}"::text`).join(', ')}) = any($1::text[])`,
         [gone.map((g) => g.target_key)],

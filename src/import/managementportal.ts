@@ -81,6 +81,9 @@ const META_TOKENS: Array<[string, string]> = [
   ['id', 'bigint'], ['token_name', 'text'], ['fetched', 'boolean'], ['expiry_date', 'timestamptz'], ['subject_id', 'bigint'],
   ['client_id', 'text'], ['persistent', 'boolean'],
 ];
+const APPROVALS: Array<[string, string]> = [
+  ['user_id', 'bigint'], ['client_id', 'text'], ['scope', 'text'], ['status', 'text'], ['expires_at', 'timestamptz'], ['last_modified_at', 'timestamptz'],
+];
 const AUDIT_EVENTS: Array<[string, string]> = [['id', 'bigint'], ['principal', 'text'], ['event_date', 'timestamptz'], ['event_type', 'text'], ['data', 'jsonb']];
 
 const byId = (table: string) => `select id::text as _key from ${table} where id = any($1::text[]::bigint[])`;
@@ -209,6 +212,17 @@ export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
       additional_information: jsonObject(row.additional_information, 'additional_information'),
       autoapprove: commaList(row.autoapprove),
     }),
+  },
+  {
+    // Remembered consents that still hold (the reference keys them by login).
+    name: 'oauth_approvals', target: 'management.oauth_approvals', columns: APPROVALS, conflict: ['user_id', 'client_id', 'scope'],
+    select: `select u.id::text || ':' || a."clientId" || ':' || a.scope as _key, u.id as user_id, a."clientId" as client_id, a.scope,
+      a.status, ${utc('a."expiresAt"', 'expires_at')}, ${utc('a."lastModifiedAt"', 'last_modified_at')}
+      from oauth_approvals a join radar_user u on u.login = a."userId"
+      where a."expiresAt" > (now() at time zone 'UTC') and a.scope is not null and a."clientId" is not null
+      order by 1`,
+    naturalKey: 't.user_id = x.user_id and t.client_id = x.client_id and t.scope = x.scope',
+    map: (row, ids) => ({ ...pick(row, APPROVALS), user_id: map(ids, 'users', row.user_id), last_modified_at: row.last_modified_at ?? row.expires_at }),
   },
   {
     // Only the tokens that can still be used: unexpired, and persistent or not yet fetched (QR codes already printed).

@@ -90,6 +90,9 @@ async function fillSource(sql: Sql) {
       ('legacy-client', 'res_ManagementPortal,res_AppServer', '${javaBcrypt('legacy-secret')}', 'SUBJECT.READ,PROJECT.READ,MEASUREMENT.CREATE',
        'password,refresh_token,client_credentials', null, null, 3600, 7200, '{"protected":"true","dynamic_registration":true}', 'true'),
       ('ManagementPortalapp', 'res_ManagementPortal', '', 'SUBJECT.READ', 'password,refresh_token', null, null, 14400, 259200, '{"protected":"true"}', null);
+    insert into oauth_approvals ("userId", "clientId", scope, status, "expiresAt", "lastModifiedAt") values
+      ('alice', 'legacy-client', 'SUBJECT.READ', 'APPROVED', now() + interval '30 days', '2022-02-02 12:00:00'),
+      ('alice', 'legacy-client', 'PROJECT.READ', 'DENIED', now() - interval '1 day', '2022-02-02 12:00:00');
     insert into radar_meta_token (id, token_name, fetched, expiry_date, subject_id, client_id, persistent) values
       (1050, 'Persist1', true, now() + interval '20 days', 1030, 'legacy-client', true),
       (1051, 'Fetched1', true, now() + interval '1 hour', 1030, 'legacy-client', false),
@@ -117,6 +120,7 @@ async function dump(sql: Sql) {
     sourceTypes: await q('select id, producer, model, catalog_version, source_type_scope, dynamic_registration, name, description, assessment_type, app_provider from management.source_types order by id'),
     sourceData: await q('select id, source_data_name, source_type_id, topic, enabled from management.source_data order by id'),
     links: await q('select * from management.project_source_types order by project_id, source_type_id'),
+    approvals: await q('select user_id, client_id, scope, status, expires_at, last_modified_at from management.oauth_approvals order by 1, 2, 3'),
     clients: await q('select client_id, resource_ids, client_secret, scope, authorized_grant_types, authorities, access_token_validity, refresh_token_validity, additional_information, autoapprove from management.oauth_client_details order by client_id'),
     metaTokens: await q('select id, token_name, fetched, expiry_date, subject_id, client_id, persistent from management.meta_tokens order by id'),
     auditEvents: await q('select principal, event_date, event_type, data from management.audit_events order by id'),
@@ -189,6 +193,7 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
       'managementportal.subject': [3 + BULK, 3 + BULK, 0],
       'managementportal.radar_source': [2, 2, 0],
       'managementportal.oauth_client_details': [2, 2, 0],
+      'managementportal.oauth_approvals': [1, 1, 0],
       'managementportal.radar_meta_token': [1, 1, 0],
       'managementportal.jhi_persistent_audit_event': [1, 1, 0],
     });
@@ -231,6 +236,8 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
       access_token_validity: 3600, refresh_token_validity: 7200, additional_information: { protected: 'true', dynamic_registration: true }, autoapprove: ['true'],
     }]);
     expect(await target.sql`select token_name, persistent from management.meta_tokens`).toEqual([{ token_name: 'Persist1', persistent: true }]);
+    expect(await target.sql`select user_id::int, client_id, scope, status, last_modified_at from management.oauth_approvals`)
+      .toEqual([{ user_id: 1020, client_id: 'legacy-client', scope: 'SUBJECT.READ', status: 'APPROVED', last_modified_at: new Date('2022-02-02T12:00:00Z') }]);
     // The sequences are past the imported ids: the next subject gets a new id.
     const [next] = await target.sql`select nextval(pg_get_serial_sequence('management.subjects', 'id'))::int as id`;
     expect(next!.id).toBeGreaterThan(5000 + BULK);
