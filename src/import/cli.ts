@@ -1,6 +1,7 @@
 /**
  * `npm run import -- --managementportal <postgres-url> [--appserver <postgres-url>] [--dry-run]
- * [--overwrite] [--report file.json] [--batch-size n]`: the switch-over importer's process entry
+ * [--overwrite] [--report file.json] [--batch-size n]`, and `… --verify [--sample n]` after an
+ * import: the switch-over importer's process entry
  * (issue 32). Its own entry, never loaded by the service (`src/main.ts` does not import it).
  *
  * The target is the database of the prod settings, read as `npm start` reads them (`.env`, the
@@ -17,8 +18,10 @@ import { ConfigError, loadConfig } from '../config.js';
 import { DEFAULT_ENV_FILE, loadDotEnv } from '../dotenv.js';
 import { redactUrl } from '../platform/database.js';
 import { runImport, TargetNotNew, type ImportReport } from './run.js';
+import { verifyImport, type VerifyReport } from './verify.js';
 
-const USAGE = 'usage: npm run import -- --managementportal <postgres-url> [--appserver <postgres-url>] [--dry-run] [--overwrite] [--report file.json] [--batch-size n]';
+const USAGE = 'usage: npm run import -- --managementportal <postgres-url> [--appserver <postgres-url>] [--dry-run] [--overwrite] [--report file.json] [--batch-size n]\n' +
+  '       npm run import -- --verify --managementportal <postgres-url> [--sample n] [--report file.json]';
 
 function fail(code: number, message: string): never {
   process.stderr.write(`${message}\n`);
@@ -35,6 +38,8 @@ function parse() {
       overwrite: { type: 'boolean', default: false },
       report: { type: 'string' },
       'batch-size': { type: 'string', default: '500' },
+      verify: { type: 'boolean', default: false },
+      sample: { type: 'string', default: '1000' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -52,6 +57,8 @@ if (args.help) {
 if (!args.managementportal && !args.appserver) fail(2, `give at least one source\n${USAGE}`);
 const batchSize = Number(args['batch-size']);
 if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) fail(2, '--batch-size: an integer from 1 to 10000');
+const sample = Number(args.sample);
+if (!Number.isInteger(sample) || sample < 0 || sample > 1_000_000) fail(2, '--sample: an integer from 0 to 1000000');
 for (const [name, url] of [['--managementportal', args.managementportal], ['--appserver', args.appserver]] as const) {
   if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) fail(2, `${name}: a postgres:// URL, got ${redactUrl(url)}`);
 }
@@ -67,6 +74,22 @@ try {
   throw err;
 }
 if (config.database.kind !== 'postgres') fail(78, 'DATABASE_URL: the import needs the target PostgreSQL (set DATABASE_URL as for `npm start`)');
+
+if (args.verify) {
+  let verification: VerifyReport;
+  try {
+    verification = await verifyImport({ target: config.database, managementportal: args.managementportal, appserver: args.appserver, sample });
+  } catch (err) {
+    fail(1, `verify failed: ${(err as Error).message}`);
+  }
+  if (args.report) writeFileSync(args.report, `${JSON.stringify(verification, null, 2)}\n`);
+  for (const [table, t] of Object.entries(verification.tables)) {
+    process.stdout.write(`${table}: ${t.sourceRows} rows in the source, ${t.importedRows} imported, ${t.sampled} compared, ${t.mismatches.length} mismatches\n`);
+    for (const m of t.mismatches) process.stdout.write(`  ${m.key}: ${m.reason}\n`);
+  }
+  process.stdout.write(verification.ok ? 'verified: source and target agree\n' : 'verify found mismatches\n');
+  process.exit(verification.ok ? 0 : 1);
+}
 
 const log = pino({ level: 'warn' }, pino.destination(2));
 const tty = process.stderr.isTTY;

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
 import { runImport, TargetNotNew, type ImportOptions, type ImportReport } from '../../src/import/run.js';
+import { verifyImport } from '../../src/import/verify.js';
 import { until } from '../helpers/eventually.js';
 import { basic, managementClient } from '../helpers/management-api.js';
 import { onPostgres } from '../helpers/build-test-app.js';
@@ -271,6 +272,20 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     expect(changed.tables['managementportal.radar_source']).toMatchObject({ updated: 0, deleted: 1, unchanged: 1 });
     expect(await target.sql`select attributes from management.subjects where id = 1030`).toEqual([{ attributes: { ключ: 'значение', site: 'B' } }]);
     expect(await target.sql`select id::int from management.sources`).toEqual([{ id: 1040 }]);
+  });
+
+  it('--verify passes after the import and lists a planted mismatch', async () => {
+    const verify = () => verifyImport({ target: { kind: 'postgres', url: target.url, poolSize: 1 }, managementportal: source.url });
+    const passed = await verify();
+    expect(Object.fromEntries(Object.entries(passed.tables).filter(([, t]) => t.mismatches.length > 0))).toEqual({});
+    expect(passed.ok).toBe(true);
+    expect(passed.tables['managementportal.subject']).toEqual({ sourceRows: 3 + BULK, importedRows: 3 + BULK, sampled: 3 + BULK, mismatches: [] });
+
+    await target.sql`update management.subjects set person_name = 'Planted' where id = 1030`;
+    const failed = await verify();
+    expect(failed.ok).toBe(false);
+    expect(failed.tables['managementportal.subject']!.mismatches).toEqual([{ key: '1030', reason: 'differs in person_name' }]);
+    await target.sql`update management.subjects set person_name = 'Zoë 🙂' where id = 1030`;
   });
 
   it('refuses a target that is not a new installation', async () => {
