@@ -75,6 +75,11 @@ export interface TableSpec {
   map(row: Row, ids: IdMap): Row;
   /** Built-in rows every installation has, merged with the source winning. */
   merge?(row: Row): boolean;
+  /**
+   * Rows `--verify` does not compare field by field, because the service rewrites them at every
+   * start from its own settings (`ManagementPortalapp`).
+   */
+  rewrittenAtStart?(row: Row): boolean;
   /** A natural-key match is always adopted (roles: shared rows, ids no client holds). */
   adoptByNaturalKey?: boolean;
   /** Link tables: nothing to update, the key is the whole row. */
@@ -238,11 +243,12 @@ async function findMatches(spec: TableSpec, tx: Tx, items: Incoming[]): Promise<
   const compare = spec.compare ?? spec.columns.map(([c]) => c);
   const same = compare.length ? `(${colList(compare, 't.')}) is not distinct from (${colList(compare, 'x.')})` : 'true';
   const payload = JSON.stringify(items.map((i) => ({ ...i.row, _key: i.key })));
+  // Two joins, by id and by natural key, each able to use its index (one join on `a or b` cannot).
+  const pick = `select x._key as key, t."${keyCol}"::text as target_key, (${idCond}) as by_id,
+       ${spec.naturalKey ? `coalesce(${spec.naturalKey}, false)` : 'false'} as by_name, ${same} as same`;
+  const from = `from jsonb_to_recordset($1::text::jsonb) as x(${recordDef(cols)}) join ${spec.target} t`;
   const found = await tx.unsafe<Array<Omit<Match, 'target_key'> & { target_key: unknown }>>(
-    `select x._key as key, t."${keyCol}"::text as target_key, (${idCond}) as by_id,
-       ${spec.naturalKey ? `coalesce(${spec.naturalKey}, false)` : 'false'} as by_name, ${same} as same
-     from jsonb_to_recordset($1::text::jsonb) as x(${recordDef(cols)})
-     join ${spec.target} t on (${idCond})${spec.naturalKey ? ` or (${spec.naturalKey})` : ''}`,
+    `${pick} ${from} on ${idCond}${spec.naturalKey ? ` union ${pick} ${from} on ${spec.naturalKey}` : ''}`,
     [payload],
   );
   const out = new Map<string, Match[]>();

@@ -199,6 +199,8 @@ export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
     naturalKey: 't.client_id = x.client_id',
     // The admin UI's own client: every installation has it, the source's settings win.
     merge: (row) => row.client_id === 'ManagementPortalapp',
+    // The service re-creates it from its MANAGEMENTPORTAL_FRONTEND_* settings at every start, as the reference did.
+    rewrittenAtStart: (row) => row.client_id === 'ManagementPortalapp',
     map: (row) => ({
       client_id: row.client_id,
       resource_ids: commaList(row.resource_ids),
