@@ -2,7 +2,7 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: ['./src/appserver/schema.ts', './src/management/schema.ts'],
-  schemaFilter: ['appserver', 'management'],
+  schema: ['./src/appserver/schema.ts', './src/management/schema.ts', './src/import/schema.ts'],
+  schemaFilter: ['appserver', 'management', 'import'],
   out: './migrations',
 });

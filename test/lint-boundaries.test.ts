@@ -50,6 +50,17 @@ describe('domain boundaries', () => {
       file: 'src/platform/types.ts',
       code: "export * from '../management/errors.js';\n",
     },
+    {
+      rule: 'the importer imports no domain',
+      file: 'src/import/engine.ts',
+      code: "import { users } from '../management/schema.js';\nexport const u = users;\n",
+    },
+    {
+      // The service never loads the switch-over importer (issue 32).
+      rule: 'management never imports the app server (nor the importer)',
+      file: 'src/management/plugin.ts',
+      code: "import { runImport } from '../import/run.js';\nexport const r = runImport;\n",
+    },
   ];
 
   it.each(cases)('$file: $rule', async ({ rule, file, code }) => {

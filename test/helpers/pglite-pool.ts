@@ -13,7 +13,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { createPglite, type PgliteLease } from '../../src/platform/database.js';
 
 const MAX_IDLE = 2;
-const SCHEMAS = ['management', 'appserver'];
+const SCHEMAS = ['management', 'appserver', 'import'];
 
 const EMPTY_TABLES = `DO $$ DECLARE r record; BEGIN
   EXECUTE (SELECT 'TRUNCATE ' || string_agg(format('%I.%I', schemaname, tablename), ', ') || ' RESTART IDENTITY CASCADE'

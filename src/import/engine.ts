@@ -1,0 +1,341 @@
+/**
+ * The importer's table engine: streams one source table through a cursor, maps each row onto its
+ * target table, and writes it together with its bookkeeping row (schema.ts), one transaction per
+ * batch, so a run killed at any point leaves only whole batches behind and the next run carries on
+ * from there (rows already written and unchanged are counted "unchanged").
+ *
+ * The target is written with SQL against its tables (not through the domains' services or Drizzle
+ * schemas): the importer keeps the source's ids, which no service lets a caller choose, and the
+ * lint boundaries keep `src/import` out of both domains' code (eslint.config.js).
+ *
+ * Per source row, in this order:
+ *  1. already imported (bookkeeping row): same content hash → unchanged; else written over its
+ *     target row → updated;
+ *  2. else the target rows with the same id or the same natural key (login, name, client id…):
+ *     none → inserted with the source's id; a built-in row every installation has (`merge`) → the
+ *     source's content written over it, its id kept; the same content → adopted; anything else →
+ *     skipped as a conflict (an error) unless `--overwrite`.
+ * After the stream, target rows imported earlier whose source row is gone are deleted.
+ */
+import { createHash } from 'node:crypto';
+import type { Sql, TransactionSql } from 'postgres';
+
+export type Row = Record<string, unknown>;
+/** A transaction (or savepoint) on the source or target. */
+export type Tx = TransactionSql<Record<string, unknown>>;
+
+export interface Skip { key: string; reason: string; error: boolean }
+
+export interface TableReport {
+  read: number;
+  imported: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  skipped: Skip[];
+  seconds: number;
+}
+
+/** Maps source ids to target ids where they differ (merged built-in rows, roles). */
+export class IdMap {
+  private readonly maps = new Map<string, Map<string, string>>();
+  set(table: string, sourceKey: string, targetKey: string): void {
+    if (sourceKey === targetKey) {
+      this.maps.get(table)?.delete(sourceKey);
+      return;
+    }
+    let m = this.maps.get(table);
+    if (!m) this.maps.set(table, m = new Map());
+    m.set(sourceKey, targetKey);
+  }
+  /** The target id of a source id of `table` (null stays null). */
+  get(table: string, sourceKey: unknown): string | null {
+    if (sourceKey === null || sourceKey === undefined) return null;
+    const key = String(sourceKey);
+    return this.maps.get(table)?.get(key) ?? key;
+  }
+}
+
+export interface TableSpec {
+  /** Name in the report and in the bookkeeping (the source's table name). */
+  name: string;
+  /** Target table, schema-qualified (`management.users`). */
+  target: string;
+  /** The source query, ordered by its key; each row carries `_key` (text). */
+  select: string;
+  /** Target columns and their SQL types, in insert order (the first is the id or the first key column). */
+  columns: Array<[string, string]>;
+  /** Conflict target of the upsert (`id`, or the link table's key columns). */
+  conflict: string[];
+  /** SQL condition (aliases `t` target, `x` incoming) for "the same natural key", besides the same id. */
+  naturalKey?: string;
+  /** Columns compared to decide whether an existing target row has "the same content". */
+  compare?: string[];
+  /** Source row → target row (ids mapped); undefined skips the row with the reason thrown. */
+  map(row: Row, ids: IdMap): Row;
+  /** Built-in rows every installation has, merged with the source winning. */
+  merge?(row: Row): boolean;
+  /**
+   * Rows `--verify` does not compare field by field, because the service rewrites them at every
+   * start from its own settings (`ManagementPortalapp`).
+   */
+  rewrittenAtStart?(row: Row): boolean;
+  /** A natural-key match is always adopted (roles: shared rows, ids no client holds). */
+  adoptByNaturalKey?: boolean;
+  /** Link tables: nothing to update, the key is the whole row. */
+  link?: boolean;
+  /** Whether `id` is a bigserial whose sequence must pass the imported ids. */
+  sequence?: boolean;
+  /**
+   * Which of the keys `$1` (text[]) the source still has, as rows of `_key`: a query that can use
+   * the source's index (the default filters the whole `select`).
+   */
+  present?: string;
+}
+
+export interface EngineOptions {
+  source: string;
+  dryRun: boolean;
+  overwrite: boolean;
+  batchSize: number;
+  ids: IdMap;
+  progress?: (table: string, rows: number, seconds: number) => void;
+}
+
+const hashOf = (row: Row, columns: Array<[string, string]>) =>
+  createHash('sha256').update(JSON.stringify(columns.map(([c]) => row[c] ?? null))).digest('base64url');
+
+/** `x(col type, …)` for jsonb_to_recordset. */
+const recordDef = (columns: Array<[string, string]>) => columns.map(([c, t]) => `"${c}" ${t}`).join(', ');
+const colList = (columns: string[], prefix = '') => columns.map((c) => `${prefix}"${c}"`).join(', ');
+
+interface Incoming { key: string; row: Row; hash: string }
+
+/** Tables keyed by several columns: their target key is those columns' values joined by `:`. */
+const composite = (spec: TableSpec) => spec.link === true || spec.conflict.length > 1;
+
+/**
+ * Imports one table. `source` is the source's read-only transaction, `target` the target client;
+ * `run(fn)` wraps each batch's writes (a committed transaction, or a savepoint of the dry run's
+ * one transaction that is rolled back at the end).
+ */
+export async function importTable(
+  spec: TableSpec, source: Tx, run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>, opts: EngineOptions,
+): Promise<TableReport> {
+  const started = performance.now();
+  const report: TableReport = { read: 0, imported: 0, updated: 0, unchanged: 0, deleted: 0, skipped: [], seconds: 0 };
+  const tick = () => opts.progress?.(spec.name, report.read, (performance.now() - started) / 1000);
+
+  let batch: Incoming[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const current = batch;
+    batch = [];
+    await run((tx) => writeBatch(spec, tx, current, opts, report));
+    tick();
+  };
+  for await (const rows of source.unsafe(spec.select).cursor(opts.batchSize)) {
+    for (const raw of rows as Row[]) {
+      report.read++;
+      const key = String(raw._key);
+      let row: Row;
+      try {
+        row = spec.map(raw, opts.ids);
+      } catch (err) {
+        report.skipped.push({ key, reason: (err as Error).message, error: true });
+        continue;
+      }
+      batch.push({ key, row, hash: hashOf(row, spec.columns) });
+      if (batch.length >= opts.batchSize) await flush();
+    }
+  }
+  await flush();
+  await run((tx) => deleteGone(spec, source, tx, opts, report));
+  if (spec.sequence) await run((tx) => advanceSequence(tx, spec.target));
+  report.seconds = (performance.now() - started) / 1000;
+  tick();
+  return report;
+}
+
+async function writeBatch(spec: TableSpec, tx: Tx, batch: Incoming[], opts: EngineOptions, report: TableReport): Promise<void> {
+  const known = new Map<string, { targetKey: string; hash: string }>();
+  const rows = await tx<{ source_key: string; target_key: string; content_hash: string }[]>`
+    select source_key, target_key, content_hash from import.imported_rows
+    where source = ${opts.source} and source_table = ${spec.name} and source_key = any(${batch.map((b) => b.key)})`;
+  for (const r of rows) known.set(r.source_key, { targetKey: r.target_key, hash: r.content_hash });
+
+  const writes: Array<Incoming & { targetKey: string; kind: 'imported' | 'updated' }> = [];
+  const fresh: Incoming[] = [];
+  for (const item of batch) {
+    const k = known.get(item.key);
+    if (!k) fresh.push(item);
+    else if (k.hash === item.hash) report.unchanged++;
+    else writes.push({ ...item, targetKey: k.targetKey, kind: 'updated' });
+  }
+
+  if (fresh.length > 0) {
+    const keyCol = spec.conflict[0]!;
+    const matches = await findMatches(spec, tx, fresh);
+    for (const item of fresh) {
+      const found = matches.get(item.key) ?? [];
+      const ownKey = composite(spec) ? spec.conflict.map((c) => String(item.row[c])).join(':') : String(item.row[keyCol]);
+      if (found.length === 0) {
+        writes.push({ ...item, targetKey: ownKey, kind: 'imported' });
+        continue;
+      }
+      const byName = found.find((f) => f.by_name);
+      const byId = found.find((f) => f.by_id);
+      if (spec.link) {
+        // The link exists already (a built-in membership): adopt it.
+        writes.push({ ...item, targetKey: ownKey, kind: 'imported' });
+      } else if (byName && (spec.merge?.(item.row) || spec.adoptByNaturalKey)) {
+        // A built-in row (admin, ManagementPortalapp, main) or a shared role: the source wins, the target's id stays.
+        if (!spec.adoptByNaturalKey || !byName.same) writes.push({ ...item, targetKey: byName.target_key, kind: 'imported' });
+        else await adopt(spec, tx, opts, item, byName.target_key, report);
+      } else if (!byName && byId && spec.adoptByNaturalKey) {
+        // Only the id is taken (by another role): a new id from the sequence.
+        writes.push({ ...item, targetKey: '', kind: 'imported' });
+      } else if (found.length === 1 && found[0]!.same && found[0]!.by_id && found[0]!.by_name) {
+        await adopt(spec, tx, opts, item, found[0]!.target_key, report);
+      } else if (opts.overwrite && found.length === 1) {
+        writes.push({ ...item, targetKey: found[0]!.target_key, kind: 'imported' });
+      } else {
+        const what = found.map((f) => (f.by_id && f.by_name ? `row ${f.target_key} has the same id and key` : f.by_id ? `row ${f.target_key} has the same id` : `row ${f.target_key} has the same key`));
+        report.skipped.push({
+          key: item.key, error: true,
+          reason: `conflict: ${what.join('; ')} with different content here${found.length === 1 ? ' (--overwrite replaces it)' : ''}`,
+        });
+      }
+    }
+  }
+  if (writes.length === 0) return;
+
+  // All at once; on an error, row by row, so one bad row skips only itself.
+  try {
+    await tx.savepoint((sp) => upsert(spec, sp, writes, opts));
+    for (const w of writes) report[w.kind]++;
+  } catch {
+    for (const w of writes) {
+      try {
+        await tx.savepoint((sp) => upsert(spec, sp, [w], opts));
+        report[w.kind]++;
+      } catch (err) {
+        report.skipped.push({ key: w.key, reason: describeError(err), error: true });
+      }
+    }
+  }
+}
+
+async function adopt(spec: TableSpec, tx: Tx, opts: EngineOptions, item: Incoming, targetKey: string, report: TableReport) {
+  await tx`insert into import.imported_rows (source, source_table, source_key, target_key, content_hash)
+    values (${opts.source}, ${spec.name}, ${item.key}, ${targetKey}, ${item.hash})
+    on conflict (source, source_table, source_key) do update set target_key = excluded.target_key, content_hash = excluded.content_hash, imported_at = now()`;
+  opts.ids.set(spec.target, item.key, targetKey);
+  report.imported++;
+}
+
+interface Match { key: string; target_key: string; by_id: boolean; by_name: boolean; same: boolean }
+
+async function findMatches(spec: TableSpec, tx: Tx, items: Incoming[]): Promise<Map<string, Match[]>> {
+  const keyCol = spec.conflict[0]!;
+  const cols = [['_key', 'text'] as [string, string], ...spec.columns];
+  const idCond = spec.conflict.map((c) => `t."${c}" = x."${c}"`).join(' and ');
+  const compare = spec.compare ?? spec.columns.map(([c]) => c);
+  const same = compare.length ? `(${colList(compare, 't.')}) is not distinct from (${colList(compare, 'x.')})` : 'true';
+  const payload = JSON.stringify(items.map((i) => ({ ...i.row, _key: i.key })));
+  // Two joins, by id and by natural key, each able to use its index (one join on `a or b` cannot).
+  const pick = `select x._key as key, t."${keyCol}"::text as target_key, (${idCond}) as by_id,
+       ${spec.naturalKey ? `coalesce(${spec.naturalKey}, false)` : 'false'} as by_name, ${same} as same`;
+  const from = `from jsonb_to_recordset($1::text::jsonb) as x(${recordDef(cols)}) join ${spec.target} t`;
+  const found = await tx.unsafe<Array<Omit<Match, 'target_key'> & { target_key: unknown }>>(
+    `${pick} ${from} on ${idCond}${spec.naturalKey ? ` union ${pick} ${from} on ${spec.naturalKey}` : ''}`,
+    [payload],
+  );
+  const out = new Map<string, Match[]>();
+  for (const f of found) {
+    const list = out.get(f.key) ?? [];
+    list.push({ ...f, target_key: String(f.target_key) });
+    out.set(f.key, list);
+  }
+  return out;
+}
+
+async function upsert(spec: TableSpec, tx: Tx, writes: Array<Incoming & { targetKey: string }>, opts: EngineOptions): Promise<void> {
+  const keyCol = spec.conflict[0]!;
+  const newIds = writes.filter((w) => w.targetKey === '');
+  const kept = writes.filter((w) => w.targetKey !== '');
+  const names = spec.columns.map(([c]) => c);
+  if (kept.length > 0) {
+    const payload = JSON.stringify(kept.map((w) => ({ ...w.row, [keyCol]: composite(spec) ? w.row[keyCol] : w.targetKey })));
+    const update = spec.link ? 'do nothing' : `do update set ${names.filter((c) => !spec.conflict.includes(c)).map((c) => `"${c}" = excluded."${c}"`).join(', ')}`;
+    await tx.unsafe(
+      `insert into ${spec.target} (${colList(names)}) select ${colList(names)} from jsonb_to_recordset($1::text::jsonb) as x(${recordDef(spec.columns)})
+       on conflict (${colList(spec.conflict)}) ${update}`,
+      [payload],
+    );
+  }
+  for (const w of newIds) {
+    const rest = names.filter((c) => c !== keyCol);
+    const [made] = await tx.unsafe<Array<{ id: string }>>(
+      `insert into ${spec.target} (${colList(rest)}) select ${colList(rest)} from jsonb_to_recordset($1::text::jsonb) as x(${recordDef(spec.columns.filter(([c]) => c !== keyCol))})
+       returning "${keyCol}"::text as id`,
+      [JSON.stringify([w.row])],
+    );
+    w.targetKey = made!.id;
+  }
+  const book = writes.map((w) => ({ source_key: w.key, target_key: w.targetKey, content_hash: w.hash }));
+  await tx.unsafe(
+    `insert into import.imported_rows (source, source_table, source_key, target_key, content_hash)
+     select $1, $2, source_key, target_key, content_hash from jsonb_to_recordset($3::text::jsonb) as x(source_key text, target_key text, content_hash text)
+     on conflict (source, source_table, source_key) do update set target_key = excluded.target_key, content_hash = excluded.content_hash, imported_at = now()`,
+    [opts.source, spec.name, JSON.stringify(book)],
+  );
+  for (const b of book) opts.ids.set(spec.target, b.source_key, b.target_key);
+}
+
+/**
+ * Deletes the target rows imported earlier whose source row is gone: the bookkeeping rows of this
+ * table are read in pages, and the source (still in its snapshot) says which keys it still has.
+ */
+async function deleteGone(spec: TableSpec, source: Tx, tx: Tx, opts: EngineOptions, report: TableReport): Promise<void> {
+  let after = '';
+  for (;;) {
+    const page = await tx<{ source_key: string; target_key: string }[]>`
+      select source_key, target_key from import.imported_rows
+      where source = ${opts.source} and source_table = ${spec.name} and source_key > ${after}
+      order by source_key limit 1000`;
+    if (page.length === 0) return;
+    after = page.at(-1)!.source_key;
+    const keys = page.map((p) => p.source_key);
+    const present = new Set((await source.unsafe<Array<{ _key: string }>>(
+      spec.present ?? `select q._key from (${spec.select}) q where q._key = any($1::text[])`, [keys],
+    )).map((r) => String(r._key)));
+    const gone = page.filter((p) => !present.has(p.source_key));
+    if (gone.length === 0) continue;
+    if (composite(spec)) {
+      await tx.unsafe(
+        `delete from ${spec.target} t where concat_ws(':', ${spec.conflict.map((c) => `t."${c}"::text`).join(', ')}) = any($1::text[])`,
+        [gone.map((g) => g.target_key)],
+      );
+    } else {
+      await tx.unsafe(`delete from ${spec.target} where "${spec.conflict[0]}"::text = any($1::text[])`, [gone.map((g) => g.target_key)]);
+    }
+    await tx`delete from import.imported_rows where source = ${opts.source} and source_table = ${spec.name} and source_key = any(${gone.map((g) => g.source_key)})`;
+    report.deleted += gone.length;
+  }
+}
+
+/** Moves the id sequence of `table` past its largest id (never back). */
+export async function advanceSequence(tx: Tx | Sql, table: string): Promise<void> {
+  await tx.unsafe(
+    `select setval(q.s, q.m) from (select pg_get_serial_sequence($1, 'id')::regclass as s, (select max(id) from ${table}) as m) q
+     where q.m is not null and q.m > coalesce(pg_sequence_last_value(q.s), 0)`,
+    [table],
+  );
+}
+
+/** A database error as a reason: SQLSTATE, constraint and message, never the row's values. */
+export function describeError(err: unknown): string {
+  const e = err as { code?: string; constraint_name?: string; message?: string };
+  return [e.code && `SQLSTATE ${e.code}`, e.constraint_name && `constraint ${e.constraint_name}`, e.message].filter(Boolean).join(': ');
+}

@@ -1,0 +1,249 @@
+/**
+ * What moves from a ManagementPortal v2.1.x database (managementportal.md §7), table by table, in
+ * the order their references need. Each spec's `select` reads the reference's tables (its map
+ * tables `*_metadata` folded into one `attributes` object per row), `map` shapes the row for this
+ * service's table (issue 32 item 2). The reference's `timestamp without time zone` columns hold
+ * UTC (the reference's containers run in UTC) and are read as such.
+ */
+import type { IdMap, Row, TableSpec } from './engine.js';
+
+const utc = (col: string, as = col) => `(${col} at time zone 'UTC') as ${as}`;
+
+/** Who made the first and the last revision of an entity (Envers: `<table>_aud` joined to `_revisions_info`). */
+const auditJoins = (audTable: string, alias: string) => `
+  left join lateral (select r.auditor, r."timestamp" from ${audTable} a join _revisions_info r on r.id = a.rev
+    where a.id = ${alias}.id order by a.rev asc limit 1) created on true
+  left join lateral (select r.auditor, r."timestamp" from ${audTable} a join _revisions_info r on r.id = a.rev
+    where a.id = ${alias}.id order by a.rev desc limit 1) modified on true`;
+const auditColumns = `coalesce(created.auditor, 'system') as created_by, (created."timestamp" at time zone 'UTC') as created_date,
+  modified.auditor as last_modified_by, (modified."timestamp" at time zone 'UTC') as last_modified_date`;
+const AUDIT: Array<[string, string]> = [
+  ['created_by', 'text'], ['created_date', 'timestamptz'], ['last_modified_by', 'text'], ['last_modified_date', 'timestamptz'],
+];
+const AUDIT_NAMES = new Set(AUDIT.map(([c]) => c));
+const compared = (columns: Array<[string, string]>) => columns.map(([c]) => c).filter((c) => !AUDIT_NAMES.has(c));
+
+const attributes = (table: string, alias: string) =>
+  `(select coalesce(jsonb_object_agg(m.attribute_key, m.attribute_value), '{}'::jsonb) from ${table} m where m.id = ${alias}.id and m.attribute_key is not null) as attributes`;
+
+const pick = (row: Row, columns: Array<[string, string]>) => Object.fromEntries(columns.map(([c]) => [c, row[c] ?? null]));
+
+/** The reference's comma-separated lists (`oauth_client_details`) as arrays. */
+export const commaList = (value: unknown): string[] =>
+  typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter((s) => s !== '') : [];
+
+/** `additional_information` is JSON text in the reference; anything else is refused with a reason. */
+export function jsonObject(value: unknown, what: string): Record<string, unknown> {
+  if (value === null || value === undefined || value === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(String(value));
+  } catch {
+    throw new Error(`${what} is not JSON`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${what} is not a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+const ORGANIZATIONS: Array<[string, string]> = [['id', 'bigint'], ['name', 'text'], ['description', 'text'], ['location', 'text']];
+const PROJECTS: Array<[string, string]> = [
+  ['id', 'bigint'], ['project_name', 'text'], ['description', 'text'], ['organization_name', 'text'], ['organization_id', 'bigint'],
+  ['location', 'text'], ['start_date', 'timestamptz'], ['end_date', 'timestamptz'], ['project_status', 'text'], ['attributes', 'jsonb'],
+];
+const SOURCE_TYPES: Array<[string, string]> = [
+  ['id', 'bigint'], ['producer', 'text'], ['model', 'text'], ['catalog_version', 'text'], ['source_type_scope', 'text'],
+  ['dynamic_registration', 'boolean'], ['name', 'text'], ['description', 'text'], ['assessment_type', 'text'], ['app_provider', 'text'],
+];
+const SOURCE_DATA: Array<[string, string]> = [
+  ['id', 'bigint'], ['source_data_type', 'text'], ['source_data_name', 'text'], ['frequency', 'text'], ['unit', 'text'],
+  ['processing_state', 'text'], ['data_class', 'text'], ['key_schema', 'text'], ['value_schema', 'text'], ['topic', 'text'],
+  ['provider', 'text'], ['enabled', 'boolean'], ['source_type_id', 'bigint'],
+];
+const USERS: Array<[string, string]> = [
+  ['id', 'bigint'], ['login', 'text'], ['password_hash', 'text'], ['first_name', 'text'], ['last_name', 'text'], ['email', 'text'],
+  ['activated', 'boolean'], ['lang_key', 'text'], ['activation_key', 'text'], ['reset_key', 'text'], ['reset_date', 'timestamptz'], ...AUDIT,
+];
+const ROLES: Array<[string, string]> = [['id', 'bigint'], ['authority_name', 'text'], ['project_id', 'bigint'], ['organization_id', 'bigint']];
+const SUBJECTS: Array<[string, string]> = [
+  ['id', 'bigint'], ['user_id', 'bigint'], ['external_link', 'text'], ['external_id', 'text'], ['removed', 'boolean'],
+  ['date_of_birth', 'date'], ['enrollment_date', 'timestamptz'], ['person_name', 'text'], ['attributes', 'jsonb'], ['group_id', 'bigint'],
+];
+const SOURCES: Array<[string, string]> = [
+  ['id', 'bigint'], ['source_id', 'uuid'], ['source_name', 'text'], ['expected_source_name', 'text'], ['assigned', 'boolean'],
+  ['deleted', 'boolean'], ['source_type_id', 'bigint'], ['project_id', 'bigint'], ['subject_id', 'bigint'], ['attributes', 'jsonb'],
+];
+const CLIENTS: Array<[string, string]> = [
+  ['client_id', 'text'], ['resource_ids', 'text[]'], ['client_secret', 'text'], ['scope', 'text[]'], ['authorized_grant_types', 'text[]'],
+  ['web_server_redirect_uri', 'text[]'], ['authorities', 'text[]'], ['access_token_validity', 'integer'],
+  ['refresh_token_validity', 'integer'], ['additional_information', 'jsonb'], ['autoapprove', 'text[]'],
+];
+const META_TOKENS: Array<[string, string]> = [
+  ['id', 'bigint'], ['token_name', 'text'], ['fetched', 'boolean'], ['expiry_date', 'timestamptz'], ['subject_id', 'bigint'],
+  ['client_id', 'text'], ['persistent', 'boolean'],
+];
+const APPROVALS: Array<[string, string]> = [
+  ['user_id', 'bigint'], ['client_id', 'text'], ['scope', 'text'], ['status', 'text'], ['expires_at', 'timestamptz'], ['last_modified_at', 'timestamptz'],
+];
+const AUDIT_EVENTS: Array<[string, string]> = [['id', 'bigint'], ['principal', 'text'], ['event_date', 'timestamptz'], ['event_type', 'text'], ['data', 'jsonb']];
+
+const byId = (table: string) => `select id::text as _key from ${table} where id = any($1::text[]::bigint[])`;
+const map = (ids: IdMap, table: string, value: unknown) => ids.get(`management.${table}`, value);
+
+/** The ManagementPortal tables, in import order (a table's references come before it). */
+export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
+  {
+    // The eight ROLE_* names: the service creates them at its first start, a target it never ran on has none yet.
+    name: 'radar_authority', target: 'management.authorities', link: true, columns: [['name', 'text']], conflict: ['name'],
+    select: 'select name as _key, name from radar_authority order by name',
+    map: (row) => ({ name: row.name }),
+  },
+  {
+    name: 'radar_organization', target: 'management.organizations', columns: ORGANIZATIONS, conflict: ['id'], sequence: true,
+    select: 'select id::text as _key, * from radar_organization order by id',
+    present: byId('radar_organization'),
+    naturalKey: 't.name = x.name',
+    merge: (row) => row.name === 'main',
+    map: (row) => pick(row, ORGANIZATIONS),
+  },
+  {
+    name: 'project', target: 'management.projects', columns: PROJECTS, conflict: ['id'], sequence: true,
+    select: `select p.id::text as _key, p.id, p.project_name, p.description, p.jhi_organization as organization_name, p.organization_id,
+      p.location, ${utc('p.start_date', 'start_date')}, ${utc('p.end_date', 'end_date')}, p.project_status, ${attributes('project_metadata', 'p')}
+      from project p order by p.id`,
+    present: byId('project'),
+    naturalKey: 't.project_name = x.project_name',
+    map: (row, ids) => ({ ...pick(row, PROJECTS), organization_id: map(ids, 'organizations', row.organization_id) }),
+  },
+  {
+    name: 'source_type', target: 'management.source_types', columns: SOURCE_TYPES, conflict: ['id'], sequence: true,
+    select: 'select id::text as _key, * from source_type order by id',
+    present: byId('source_type'),
+    naturalKey: 't.producer = x.producer and t.model = x.model and t.catalog_version = x.catalog_version',
+    map: (row) => pick(row, SOURCE_TYPES),
+  },
+  {
+    name: 'source_data', target: 'management.source_data', columns: SOURCE_DATA, conflict: ['id'], sequence: true,
+    select: 'select id::text as _key, * from source_data order by id',
+    present: byId('source_data'),
+    naturalKey: 't.source_data_name = x.source_data_name',
+    map: (row, ids) => ({ ...pick(row, SOURCE_DATA), source_type_id: map(ids, 'source_types', row.source_type_id) }),
+  },
+  {
+    name: 'project_source_type', target: 'management.project_source_types', link: true,
+    columns: [['project_id', 'bigint'], ['source_type_id', 'bigint']], conflict: ['project_id', 'source_type_id'],
+    select: `select projects_id::text || ':' || source_types_id::text as _key, projects_id, source_types_id
+      from project_source_type order by projects_id, source_types_id`,
+    map: (row, ids) => ({ project_id: map(ids, 'projects', row.projects_id), source_type_id: map(ids, 'source_types', row.source_types_id) }),
+  },
+  {
+    name: 'radar_group', target: 'management.groups', columns: [['id', 'bigint'], ['project_id', 'bigint'], ['name', 'text']],
+    conflict: ['id'], sequence: true,
+    select: 'select id::text as _key, * from radar_group order by id',
+    present: byId('radar_group'),
+    naturalKey: 't.project_id = x.project_id and t.name = x.name',
+    map: (row, ids) => ({ id: row.id, project_id: map(ids, 'projects', row.project_id), name: row.name }),
+  },
+  {
+    name: 'radar_user', target: 'management.users', columns: USERS, conflict: ['id'], sequence: true, compare: compared(USERS),
+    select: `select u.id::text as _key, u.id, u.login, u.password_hash, u.first_name, u.last_name, u.email, u.activated, u.lang_key,
+      u.activation_key, u.reset_key, ${utc('u.reset_date', 'reset_date')}, ${auditColumns}
+      from radar_user u ${auditJoins('radar_user_aud', 'u')} order by u.id`,
+    present: byId('radar_user'),
+    naturalKey: 't.login = x.login',
+    // The reference lower-cases logins; `admin` is the account every installation has.
+    merge: (row) => row.login === 'admin',
+    map: (row) => ({ ...pick(row, USERS), created_date: row.created_date ?? new Date(0) }),
+  },
+  {
+    name: 'radar_role', target: 'management.roles', columns: ROLES, conflict: ['id'], sequence: true, adoptByNaturalKey: true,
+    select: 'select id::text as _key, * from radar_role order by id',
+    present: byId('radar_role'),
+    naturalKey: 't.authority_name = x.authority_name and t.project_id is not distinct from x.project_id and t.organization_id is not distinct from x.organization_id',
+    map: (row, ids) => ({
+      id: row.id, authority_name: row.authority_name,
+      project_id: map(ids, 'projects', row.project_id), organization_id: map(ids, 'organizations', row.organization_id),
+    }),
+  },
+  {
+    name: 'role_users', target: 'management.role_users', link: true,
+    columns: [['user_id', 'bigint'], ['role_id', 'bigint']], conflict: ['user_id', 'role_id'],
+    select: `select users_id::text || ':' || roles_id::text as _key, users_id, roles_id from role_users order by users_id, roles_id`,
+    map: (row, ids) => ({ user_id: map(ids, 'users', row.users_id), role_id: map(ids, 'roles', row.roles_id) }),
+  },
+  {
+    name: 'subject', target: 'management.subjects', columns: SUBJECTS, conflict: ['id'], sequence: true,
+    select: `select s.id::text as _key, s.id, s.user_id, s.external_link, s.external_id, coalesce(s.removed, false) as removed,
+      s.date_of_birth::text as date_of_birth, ${utc('s.enrollment_date', 'enrollment_date')}, s.person_name,
+      ${attributes('subject_metadata', 's')}, s.group_id
+      from subject s order by s.id`,
+    present: byId('subject'),
+    naturalKey: 't.user_id = x.user_id',
+    map: (row, ids) => ({ ...pick(row, SUBJECTS), user_id: map(ids, 'users', row.user_id), group_id: map(ids, 'groups', row.group_id) }),
+  },
+  {
+    name: 'radar_source', target: 'management.sources', columns: SOURCES, conflict: ['id'], sequence: true,
+    select: `select s.id::text as _key, s.id, s.source_id::text as source_id, s.source_name, s.expected_source_name, s.assigned,
+      s.deleted, s.source_type_id, s.project_id, s.subject_id, ${attributes('source_metadata', 's')}
+      from radar_source s order by s.id`,
+    present: byId('radar_source'),
+    naturalKey: '(t.source_id = x.source_id or t.source_name = x.source_name)',
+    map: (row, ids) => ({
+      ...pick(row, SOURCES), source_type_id: map(ids, 'source_types', row.source_type_id),
+      project_id: map(ids, 'projects', row.project_id), subject_id: map(ids, 'subjects', row.subject_id),
+    }),
+  },
+  {
+    name: 'oauth_client_details', target: 'management.oauth_client_details', columns: CLIENTS, conflict: ['client_id'],
+    select: 'select client_id as _key, * from oauth_client_details order by client_id',
+    present: 'select client_id as _key from oauth_client_details where client_id = any($1::text[])',
+    naturalKey: 't.client_id = x.client_id',
+    // The admin UI's own client: every installation has it, the source's settings win.
+    merge: (row) => row.client_id === 'ManagementPortalapp',
+    // The service re-creates it from its MANAGEMENTPORTAL_FRONTEND_* settings at every start, as the reference did.
+    rewrittenAtStart: (row) => row.client_id === 'ManagementPortalapp',
+    map: (row) => ({
+      client_id: row.client_id,
+      resource_ids: commaList(row.resource_ids),
+      client_secret: row.client_secret || null,
+      scope: commaList(row.scope),
+      authorized_grant_types: commaList(row.authorized_grant_types),
+      web_server_redirect_uri: commaList(row.web_server_redirect_uri),
+      authorities: commaList(row.authorities),
+      access_token_validity: row.access_token_validity ?? null,
+      refresh_token_validity: row.refresh_token_validity ?? null,
+      additional_information: jsonObject(row.additional_information, 'additional_information'),
+      autoapprove: commaList(row.autoapprove),
+    }),
+  },
+  {
+    // Remembered consents that still hold (the reference keys them by login).
+    name: 'oauth_approvals', target: 'management.oauth_approvals', columns: APPROVALS, conflict: ['user_id', 'client_id', 'scope'],
+    select: `select u.id::text || ':' || a."clientId" || ':' || a.scope as _key, u.id as user_id, a."clientId" as client_id, a.scope,
+      a.status, ${utc('a."expiresAt"', 'expires_at')}, ${utc('a."lastModifiedAt"', 'last_modified_at')}
+      from oauth_approvals a join radar_user u on u.login = a."userId"
+      where a."expiresAt" > (now() at time zone 'UTC') and a.scope is not null and a."clientId" is not null
+      order by 1`,
+    naturalKey: 't.user_id = x.user_id and t.client_id = x.client_id and t.scope = x.scope',
+    map: (row, ids) => ({ ...pick(row, APPROVALS), user_id: map(ids, 'users', row.user_id), last_modified_at: row.last_modified_at ?? row.expires_at }),
+  },
+  {
+    // Only the tokens that can still be used: unexpired, and persistent or not yet fetched (QR codes already printed).
+    name: 'radar_meta_token', target: 'management.meta_tokens', columns: META_TOKENS, conflict: ['id'], sequence: true,
+    select: `select id::text as _key, id, token_name, fetched, ${utc('expiry_date')}, subject_id, client_id, coalesce(persistent, false) as persistent
+      from radar_meta_token where expiry_date > (now() at time zone 'UTC') and (persistent or not fetched) order by id`,
+    present: `select id::text as _key from radar_meta_token where id = any($1::text[]::bigint[])
+      and expiry_date > (now() at time zone 'UTC') and (persistent or not fetched)`,
+    naturalKey: 't.token_name = x.token_name',
+    map: (row, ids) => ({ ...pick(row, META_TOKENS), subject_id: map(ids, 'subjects', row.subject_id) }),
+  },
+  {
+    // No client holds an audit event's id: one the target's own events already use gets the next free one.
+    name: 'jhi_persistent_audit_event', target: 'management.audit_events', columns: AUDIT_EVENTS, conflict: ['id'], sequence: true,
+    adoptByNaturalKey: true,
+    select: `select e.event_id::text as _key, e.event_id as id, e.principal, ${utc('e.event_date', 'event_date')}, e.event_type,
+      (select coalesce(jsonb_object_agg(d.name, d.value), '{}'::jsonb) from jhi_persistent_audit_evt_data d where d.event_id = e.event_id) as data
+      from jhi_persistent_audit_event e order by e.event_id`,
+    present: 'select event_id::text as _key from jhi_persistent_audit_event where event_id = any($1::text[]::bigint[])',
+    map: (row) => ({ ...pick(row, AUDIT_EVENTS), event_date: row.event_date ?? new Date(0), event_type: row.event_type ?? '' }),
+  },
+];

@@ -1,0 +1,169 @@
+/**
+ * One import run (issue 32): migrate the target, make sure it is a new installation (or this
+ * importer's own earlier target), then each source in its own read-only repeatable-read
+ * transaction, table by table (engine.ts), and a report.
+ *
+ * Writes: each batch commits with its bookkeeping rows, so a run killed anywhere is resumed by
+ * running it again. `dryRun` runs the same reads, checks and writes in one target transaction that
+ * is rolled back at the end (the migrations, which the service would run at its start anyway, are
+ * the only thing a dry run leaves behind).
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Sql } from 'postgres';
+import type { DatabaseConfig } from '../config.js';
+import { openDatabase, redactUrl } from '../platform/database.js';
+import { IdMap, importTable, type TableReport, type TableSpec, type Tx } from './engine.js';
+import { MANAGEMENTPORTAL_TABLES } from './managementportal.js';
+
+export interface ImportOptions {
+  /** The target: this service's PostgreSQL (the prod settings' `DATABASE_URL`). */
+  target: Extract<DatabaseConfig, { kind: 'postgres' }>;
+  managementportal?: string;
+  appserver?: string;
+  dryRun?: boolean;
+  overwrite?: boolean;
+  batchSize?: number;
+  log: FastifyBaseLogger;
+  progress?: (table: string, rows: number, seconds: number) => void;
+}
+
+export interface ImportReport {
+  runId: string;
+  dryRun: boolean;
+  overwrite: boolean;
+  startedAt: string;
+  finishedAt: string;
+  sources: Record<string, string>;
+  tables: Record<string, TableReport & { rowsPerSecond: number }>;
+  /** Rows skipped for an error (conflicts, rows the target refused): the run failed when > 0. */
+  skippedForError: number;
+  ok: boolean;
+}
+
+/** The import refuses to start: the target holds data that did not come from this importer. */
+export class TargetNotNew extends Error {}
+
+/** Built-in and dev demo rows a new installation may hold (managementportal.md §9, demo-data.ts). */
+const BUILT_IN_LOGINS = `(login = any(array['admin', 'padmin', 'padmin2', 'oadmin']) or login ~ '^sub-[0-9]+$')`;
+const NEW_INSTALLATION_CHECKS: Array<{ table: string; sourceTable: string; builtIn: string }> = [
+  { table: 'management.users', sourceTable: 'radar_user', builtIn: BUILT_IN_LOGINS },
+  { table: 'management.organizations', sourceTable: 'radar_organization', builtIn: `name = 'main'` },
+  { table: 'management.projects', sourceTable: 'project', builtIn: `project_name in ('radar', 'Radar-Pilot-01')` },
+  { table: 'management.subjects', sourceTable: 'subject', builtIn: `user_id in (select id from management.users where ${BUILT_IN_LOGINS})` },
+  { table: 'management.sources', sourceTable: 'radar_source', builtIn: `source_name = 'source-1'` },
+];
+
+/**
+ * Rows of the target that are neither built-in (nor dev demo data) nor written by an earlier run
+ * of this importer: one line per table that has any.
+ */
+export async function foreignRows(target: Sql): Promise<string[]> {
+  const found: string[] = [];
+  for (const check of NEW_INSTALLATION_CHECKS) {
+    const [row] = await target.unsafe<Array<{ n: string }>>(
+      `select count(*)::text as n from ${check.table} t where not (${check.builtIn})
+       and not exists (select 1 from import.imported_rows b where b.source = 'managementportal' and b.source_table = $1 and b.target_key = t.id::text)`,
+      [check.sourceTable],
+    );
+    if (row && row.n !== '0') found.push(`${check.table}: ${row.n} rows`);
+  }
+  return found;
+}
+
+class DryRunRollback extends Error {}
+
+export async function runImport(opts: ImportOptions): Promise<ImportReport> {
+  if (!opts.managementportal && !opts.appserver) throw new Error('nothing to import: give --managementportal and/or --appserver');
+  if (opts.appserver) throw new Error('--appserver: importing RADAR-Appserver is not implemented yet (issue 32 item 3)');
+  const startedAt = new Date();
+  const runId = randomUUID();
+  const dryRun = opts.dryRun ?? false;
+
+  // The service's own migrator, under its start-up lock: instances starting meanwhile wait.
+  const handle = await openDatabase({ ...opts.target, poolSize: 2 }, { log: opts.log, bootWaitSeconds: 10 });
+  try {
+    await handle.exclusive(() => handle.migrate());
+  } finally {
+    await handle.close();
+  }
+
+  const { default: postgres } = await import('postgres');
+  const target = postgres(opts.target.url, {
+    max: 2, username: opts.target.username, password: opts.target.password, onnotice: () => {},
+    connection: { application_name: 'radar-import' },
+  });
+  const sources: Record<string, string> = {};
+  if (opts.managementportal) sources.managementportal = redactUrl(opts.managementportal);
+  const tables: ImportReport['tables'] = {};
+  try {
+    const foreign = await foreignRows(target);
+    if (foreign.length > 0) {
+      throw new TargetNotNew(`the target is not a new installation (rows that are neither built-in nor from an earlier import: ${foreign.join(', ')}); import into a new database`);
+    }
+    if (!dryRun) await target`insert into import.runs (id, sources) values (${runId}, ${target.json(sources)})`;
+
+    const ids = new IdMap();
+    const work = async (run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>) => {
+      if (opts.managementportal) {
+        await loadIdMap(target, 'managementportal', MANAGEMENTPORTAL_TABLES, ids);
+        await importSource('managementportal', opts.managementportal, MANAGEMENTPORTAL_TABLES, run, tables, {
+          dryRun, overwrite: opts.overwrite ?? false, batchSize: opts.batchSize ?? 500, ids, progress: opts.progress,
+        });
+      }
+    };
+    if (dryRun) {
+      await target.begin(async (outer) => {
+        await work((fn) => outer.savepoint((sp) => fn(sp as unknown as Tx)) as Promise<Awaited<ReturnType<typeof fn>>>);
+        throw new DryRunRollback();
+      }).catch((err: unknown) => {
+        if (!(err instanceof DryRunRollback)) throw err;
+      });
+    } else {
+      await work((fn) => target.begin((tx) => fn(tx as unknown as Tx)) as Promise<Awaited<ReturnType<typeof fn>>>);
+    }
+
+    const skippedForError = Object.values(tables).reduce((n, t) => n + t.skipped.filter((s) => s.error).length, 0);
+    const report: ImportReport = {
+      runId, dryRun, overwrite: opts.overwrite ?? false, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(),
+      sources, tables, skippedForError, ok: skippedForError === 0,
+    };
+    if (!dryRun) await target`update import.runs set finished_at = now(), report = ${target.json(JSON.parse(JSON.stringify(report)))} where id = ${runId}`;
+    return report;
+  } finally {
+    await target.end({ timeout: 5 });
+  }
+}
+
+/** The target keys that differ from their source keys (merged built-in rows, roles) of earlier runs. */
+async function loadIdMap(target: Sql, source: string, specs: TableSpec[], ids: IdMap): Promise<void> {
+  const targetOf = new Map(specs.map((s) => [s.name, s.target]));
+  const rows = await target<Array<{ source_table: string; source_key: string; target_key: string }>>`
+    select source_table, source_key, target_key from import.imported_rows where source = ${source} and source_key <> target_key`;
+  for (const r of rows) {
+    const table = targetOf.get(r.source_table);
+    if (table) ids.set(table, r.source_key, r.target_key);
+  }
+}
+
+async function importSource(
+  name: string, url: string, specs: TableSpec[], run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>,
+  tables: ImportReport['tables'], opts: { dryRun: boolean; overwrite: boolean; batchSize: number; ids: IdMap; progress?: ImportOptions['progress'] },
+): Promise<void> {
+  const { default: postgres } = await import('postgres');
+  const source = postgres(url, { max: 1, onnotice: () => {}, connection: { application_name: 'radar-import (read-only)' } });
+  try {
+    // One snapshot of the whole source: its tables agree with each other, and nothing is written there.
+    await source.begin('isolation level repeatable read read only', async (tx) => {
+      for (const spec of specs) {
+        const report = await importTable(spec, tx as unknown as Tx, run, {
+          source: name, dryRun: opts.dryRun, overwrite: opts.overwrite, batchSize: opts.batchSize, ids: opts.ids,
+          progress: opts.progress && ((table, rows, seconds) => opts.progress!(`${name}.${table}`, rows, seconds)),
+        });
+        tables[`${name}.${spec.name}`] = { ...report, rowsPerSecond: report.seconds > 0 ? Math.round(report.read / report.seconds) : 0 };
+      }
+    });
+  } finally {
+    await source.end({ timeout: 5 });
+  }
+}
