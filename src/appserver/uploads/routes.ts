@@ -19,9 +19,10 @@ const tags = ['appserver: file upload'];
 
 /**
  * A path id that is safe as one part of an object key (and of a file path for the `local`
- * storage): not `.` or `..`, no `/`, `\` or control characters.
+ * storage): no `/`, `\` or control characters; `.` and `..` are refused by the handler.
  */
-const KeyPart = (description: string) => Type.String({ minLength: 1, maxLength: 255, pattern: '^(?!\\.\\.?$)[^/\\\\\\u0000-\\u001f\\u007f]+$', description });
+const KeyPart = (description: string) => Type.String({ minLength: 1, maxLength: 255, pattern: '^[^/\\\\\\u0000-\\u001f\\u007f]+$', description });
+const DOT_SEGMENT = /^\.\.?$/;
 export const UploadParams = Type.Object({
   projectId: KeyPart('Project id'),
   subjectId: KeyPart('Subject id'),
@@ -83,6 +84,9 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<{ uploads: UploadService; m
       },
     },
   }, async (req, reply) => {
+    const { projectId, subjectId, topicId } = req.params;
+    // A URL parser resolves these, but a raw HTTP request may carry them (`%2E%2E`).
+    if ([projectId, subjectId, topicId].some((id) => DOT_SEGMENT.test(id))) throw new BadRequest('A path id must not be "." or ".."');
     let key: string | undefined;
     let failure: unknown;
     // Every part is read to the end, so the answer comes after the whole request (a client
