@@ -110,7 +110,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<{ uploads: UploadService; m
     }
     if (failure !== undefined) throw failure;
     if (key === undefined) throw new BadRequest(MISSING_FILE_PART);
-    req.log.info({ projectId: req.params.projectId, topicId: req.params.topicId }, 'file uploaded');
+    req.log.info({ key }, 'file uploaded');
     return reply.code(201).header('location', encodeURI(key)).send(undefined);
   });
 };

@@ -12,9 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { FastifyBaseLogger } from 'fastify';
 import { DomainError } from '../../platform/errors.js';
@@ -39,6 +39,33 @@ export interface S3Settings {
 
 const ownError = (err: unknown): err is DomainError => err instanceof DomainError;
 
+/**
+ * Reads `body` until `limit` bytes or its end. `rest()` gives what was read and the remainder,
+ * once; while `ended`, the chunks are all of it.
+ */
+async function readUpTo(body: Readable, limit: number) {
+  const iterator = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  let ended = false;
+  while (bytes < limit) {
+    const next = await iterator.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    chunks.push(next.value);
+    bytes += next.value.length;
+  }
+  return {
+    chunks, bytes, ended,
+    async* rest(): AsyncGenerator<Buffer> {
+      yield* chunks.splice(0);
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    },
+  };
+}
+
 export function createS3Storage(settings: S3Settings, log: FastifyBaseLogger): FileStorage {
   const client = new S3Client({
     endpoint: settings.url,
@@ -53,15 +80,21 @@ export function createS3Storage(settings: S3Settings, log: FastifyBaseLogger): F
   });
   return {
     async store(key, body) {
-      const upload = new Upload({
-        client,
-        params: { Bucket: settings.bucket, Key: key, Body: body },
-        partSize: PART_SIZE,
-        queueSize: PARTS_IN_FLIGHT,
-        leavePartsOnError: false,
-      });
       try {
-        await upload.done();
+        // A file within one part goes up in one PutObject: lib-storage's `Upload` does the same
+        // but, measured at 10 connections (bench/upload.mjs), answered at about 0.7× the rate.
+        const head = await readUpTo(body, PART_SIZE);
+        if (head.ended) {
+          await client.send(new PutObjectCommand({ Bucket: settings.bucket, Key: key, Body: Buffer.concat(head.chunks), ContentLength: head.bytes }));
+          return;
+        }
+        await new Upload({
+          client,
+          params: { Bucket: settings.bucket, Key: key, Body: Readable.from(head.rest()) },
+          partSize: PART_SIZE,
+          queueSize: PARTS_IN_FLIGHT,
+          leavePartsOnError: false,
+        }).done();
       } catch (err) {
         if (ownError(err)) throw err;
         const name = (err as { name?: string }).name;
