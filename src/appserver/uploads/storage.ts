@@ -1,7 +1,7 @@
 /**
  * Where uploaded files go: an S3-compatible object store (the reference's only kind, through
  * MinIO's client there, `@aws-sdk/client-s3` here) or a local folder. Both take the file as a
- * stream and never hold more of it than S3's part size per part in flight.
+ * stream and never hold more of it than a few S3 parts (5 MiB each).
  *
  * Contract of `store`: on success the object is complete under `key`; when it throws, nothing is
  * left under `key` (an S3 multipart upload is aborted, a local temporary file removed). An error
