@@ -3,8 +3,10 @@
 // tests' S3 server, in a process of its own: bench/upload-s3-server.mjs) and into `local` storage
 // (a temporary folder), prod profile on PostgreSQL, app-server security on (a client-credentials
 // token with MEASUREMENT.CREATE). The bound, in the same run: the S3 server's own PUT rate, 1 MB
-// PUTs straight to the same s3rver at the same connections. The three alternate in rounds; the
-// medians are the figures, with ours / bound for s3 (target ≥ 0.7).
+// PUTs straight to the same s3rver at the same connections (anonymous, through autocannon), and
+// `signed`: the AWS SDK's signed PutObject of 1 MB from this process at the same concurrency. They
+// alternate in rounds; the medians are the figures, with ours / bound for s3 (target ≥ 0.7), and
+// the CPU per request of the service and of the S3 server.
 // Then the memory check: one 100 MB upload (RADAR_FILE_UPLOAD_MAX_SIZE raised to 200MB) streamed to
 // the s3 service, its RSS sampled every 20 ms: the rise over the RSS before it (target < 30 MB),
 // and the object's size in the store.
@@ -16,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { cpuMeter } from './cpu-usage.mjs';
 import {
   alternatingRounds, assertAll2xx, BenchFailure, expect2xx, exitOnBenchFailure, freshDatabase, machine, median, prodEnv, roundsArg, startScript, startService,
@@ -102,8 +105,31 @@ try {
       serviceCpuMsPerRequest, s3CpuMsPerRequest, totalCpuMsPerRequest: Number((serviceCpuMsPerRequest + s3CpuMsPerRequest).toFixed(2)),
     };
   };
-  const results = await alternatingRounds(rounds, { s3: () => load('s3'), local: () => load('local'), bound: () => load('bound') });
-  for (const r of results) r.s3VsBound = Number((r.s3.requestsPerSecond / r.bound.requestsPerSecond).toFixed(2));
+  // A second bound: signed PutObject calls of the AWS SDK from this process (what any S3 client
+  // sends, and what the service sends), `connections` at a time for `seconds`.
+  const sdk = new S3Client({
+    endpoint: s3.url, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+  });
+  stops.push(async () => sdk.destroy());
+  const signedLoad = async () => {
+    const put = (i) => sdk.send(new PutObjectCommand({ Bucket: 'radar', Key: `signed/${i % 100}`, Body: file }));
+    for (let i = 0; i < connections * 3; i++) await put(i);
+    const s3Before = cpuSeconds(s3.pid);
+    const started = performance.now();
+    let done = 0;
+    await Promise.all(Array.from({ length: connections }, async () => {
+      while (performance.now() - started < seconds * 1000) await put(done++);
+    }));
+    const elapsed = (performance.now() - started) / 1000;
+    const s3CpuMsPerRequest = Number((((cpuSeconds(s3.pid) - s3Before) * 1000) / done).toFixed(2));
+    return { requestsPerSecond: Number((done / elapsed).toFixed(1)), s3CpuMsPerRequest, totalCpuMsPerRequest: s3CpuMsPerRequest };
+  };
+  const results = await alternatingRounds(rounds, { s3: () => load('s3'), local: () => load('local'), bound: () => load('bound'), signed: signedLoad });
+  for (const r of results) {
+    r.s3VsBound = Number((r.s3.requestsPerSecond / r.bound.requestsPerSecond).toFixed(2));
+    r.s3VsSigned = Number((r.s3.requestsPerSecond / r.signed.requestsPerSecond).toFixed(2));
+  }
   const medianOf = (f, digits = 1) => Number(median(results.map(f)).toFixed(digits));
 
   // 100 MB in one upload, streamed in 64 KiB chunks; RSS sampled throughout.
@@ -130,13 +156,16 @@ try {
     bench: 'upload', date: new Date().toISOString().slice(0, 10), machine: machine(), fileBytes: FILE_BYTES, connections, seconds, rounds: results,
     median: {
       s3: medianOf((r) => r.s3.requestsPerSecond), local: medianOf((r) => r.local.requestsPerSecond), bound: medianOf((r) => r.bound.requestsPerSecond),
+      signed: medianOf((r) => r.signed.requestsPerSecond),
       s3VsBound: medianOf((r) => r.s3VsBound, 2),
+      s3VsSigned: medianOf((r) => r.s3VsSigned, 2),
       localVsBound: medianOf((r) => r.local.requestsPerSecond / r.bound.requestsPerSecond, 2),
       // CPU per upload (service + S3 server) against the S3 server's own per PUT: what the work
       // allows when the host, not the servers, is the limit.
       cpuMsPerRequest: {
         s3: medianOf((r) => r.s3.totalCpuMsPerRequest, 2), s3Service: medianOf((r) => r.s3.serviceCpuMsPerRequest, 2),
         s3Server: medianOf((r) => r.s3.s3CpuMsPerRequest, 2), local: medianOf((r) => r.local.totalCpuMsPerRequest, 2), bound: medianOf((r) => r.bound.totalCpuMsPerRequest, 2),
+        signedS3Server: medianOf((r) => r.signed.s3CpuMsPerRequest, 2),
       },
     },
     bigUpload: {
