@@ -216,6 +216,21 @@ function byteSize<const O extends Opts<number>>(doc: string, opts: O): Unnamed<n
   });
 }
 
+/**
+ * A size in bytes as Spring's `DataSize` reads it: a whole number, optionally with the unit `B`,
+ * `KB`, `MB`, `GB` or `TB` (any case; 1KB = 1024 bytes), e.g. `10485760`, `10MB`, `512KB`.
+ */
+function dataSize<const O extends Opts<number> & { max: number }>(doc: string, opts: O): Unnamed<number, O> {
+  const units: Readonly<Record<string, number>> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 };
+  return make(doc, opts, (raw) => {
+    const m = /^(\d+)\s*([a-z]{0,2})$/i.exec(raw.trim());
+    const unit = m ? units[m[2]!.toLowerCase()] : undefined;
+    const bytes = m && unit !== undefined ? Number(m[1]) * unit : NaN;
+    if (!(bytes >= 1 && bytes <= opts.max)) throw new InvalidValue(`must be a size in bytes such as 10485760, 10MB or 512KB (B, KB, MB, GB, TB), at least 1 byte and at most ${opts.max} bytes, got "${raw}"`);
+    return bytes;
+  });
+}
+
 /** An absolute http:// or https:// URL, without a trailing slash. */
 function httpUrl<const O extends Opts<string>>(doc: string, opts: O): Unnamed<string, O> {
   return make(doc, opts, (raw) => {
@@ -321,6 +336,17 @@ export const settings = {
     return raw.trim();
   })),
   fcmProjectId: withEnv('FCM_PROJECT_ID', str('Firebase project id (default: the credentials\' `project_id`, or `demo-radar` with `FCM_EMULATOR_HOST`)', {})),
+  fileUploadEnabled: withEnv('RADAR_FILE_UPLOAD_ENABLED', bool('Serve the file upload (`POST /projects/{projectId}/users/{subjectId}/files/topics/{topicId}/upload`); needs the storage settings below. Off by default, as RADAR-Kubernetes deploys the reference', { default: false, spring: 'radar.file-upload.enabled' })),
+  fileUploadMaxSize: withEnv('RADAR_FILE_UPLOAD_MAX_SIZE', dataSize('Largest uploaded file: bytes, or Spring\'s forms such as `10MB` or `512KB` (1KB = 1024 bytes); a larger file gets 413 and nothing is stored', { default: 10 * 1024 * 1024, max: 1024 ** 4, spring: 'spring.servlet.multipart.max-file-size' })),
+  storageType: withEnv('RADAR_STORAGE_TYPE', oneOf('Where uploaded files go: `s3` (an S3-compatible object store, `RADAR_STORAGE_S3_*`) or `local` (a folder, `RADAR_STORAGE_LOCAL_PATH`, for a single container without object storage)', ['s3', 'local'], { default: 's3', spring: 'radar.storage.type' })),
+  storageLocalPath: withEnv('RADAR_STORAGE_LOCAL_PATH', str('Folder the `local` storage writes uploaded files into, under their object keys (created if missing); required with `RADAR_STORAGE_TYPE=local`', {})),
+  storageS3Url: withEnv('RADAR_STORAGE_S3_URL', httpUrl('S3 endpoint (`http://minio:9000`, `https://s3.eu-west-1.amazonaws.com`); addressed path-style (`{url}/{bucket}/{key}`); required with `RADAR_STORAGE_TYPE=s3`', { spring: 'radar.storage.s3.url' })),
+  storageS3AccessKey: withEnv('RADAR_STORAGE_S3_ACCESS_KEY', str('S3 access key; required with `RADAR_STORAGE_TYPE=s3`', { spring: 'radar.storage.s3.access-key' })),
+  storageS3SecretKey: withEnv('RADAR_STORAGE_S3_SECRET_KEY', str('S3 secret key; required with `RADAR_STORAGE_TYPE=s3`', { spring: 'radar.storage.s3.secret-key' })),
+  storageS3Region: withEnv('RADAR_STORAGE_S3_REGION', str('Region the S3 requests are signed for (MinIO and most S3-compatible stores take any)', { default: 'us-east-1' })),
+  storageS3BucketName: withEnv('RADAR_STORAGE_S3_BUCKET_NAME', str('Bucket the files go into; it must exist (an upload to a missing bucket gets 503)', { default: 'radar', spring: 'radar.storage.s3.bucket-name' })),
+  storageS3PathPrefix: withEnv('RADAR_STORAGE_S3_PATH_PREFIX', str('First part of every object key (`{prefix}/{projectId}/…`); empty: none. Also used by the `local` storage', { default: '', spring: 'radar.storage.s3.path.prefix' })),
+  storageS3PathCollectPerDay: withEnv('RADAR_STORAGE_S3_PATH_COLLECT_PER_DAY', bool('Put each day\'s files of a topic in a `yyyyMMdd/` folder (UTC) of the object key', { default: true, spring: 'radar.storage.s3.path.collect-per-day' })),
   notificationEmailEnabled: withEnv('RADAR_NOTIFICATION_EMAIL_ENABLED', bool('Also send notifications with `emailEnabled` to the user\'s e-mail address (needs `SMTP_URL` or `SPRING_MAIL_HOST`)', { default: false, spring: 'radar.notification.email.enabled' })),
   notificationEmailFrom: withEnv('RADAR_NOTIFICATION_EMAIL_FROM', str('Sender address of notification e-mails', { default: 'radar@radar.thehyve.nl', spring: 'radar.notification.email.from' })),
   notificationEmailMaxAttempts: withEnv('RADAR_NOTIFICATION_EMAIL_MAX_ATTEMPTS', int('Sends of a notification e-mail that failed for a passing reason (no connection, a 4xx reply) before it is given up; retried apart from the push', { default: 10, min: 1, max: 100 })),
@@ -619,6 +645,15 @@ export function loadConfig(env: Env, version = '0.0.0'): Config {
     }
   } else if (values.springMailHost) {
     smtpUrl = smtpUrlOf(values.springMailHost, values.springMailPort, values.springMailUsername, values.springMailPassword);
+  }
+
+  if (values.fileUploadEnabled) {
+    const needed = values.storageType === 'local'
+      ? [['RADAR_STORAGE_LOCAL_PATH', values.storageLocalPath]] as const
+      : [['RADAR_STORAGE_S3_URL', values.storageS3Url], ['RADAR_STORAGE_S3_ACCESS_KEY', values.storageS3AccessKey], ['RADAR_STORAGE_S3_SECRET_KEY', values.storageS3SecretKey], ['RADAR_STORAGE_S3_BUCKET_NAME', values.storageS3BucketName]] as const;
+    for (const [name, value] of needed) {
+      if (!value) problems.push(`${name}: required when RADAR_FILE_UPLOAD_ENABLED is true and RADAR_STORAGE_TYPE is ${values.storageType}`);
+    }
   }
 
   if (problems.length > 0) throw new ConfigError(problems);

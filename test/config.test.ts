@@ -81,6 +81,17 @@ describe('defaults', () => {
       googleApplicationCredentials: undefined,
       fcmEmulatorHost: undefined,
       fcmProjectId: undefined,
+      fileUploadEnabled: false,
+      fileUploadMaxSize: 10 * 1024 * 1024,
+      storageType: 's3',
+      storageLocalPath: undefined,
+      storageS3Url: undefined,
+      storageS3AccessKey: undefined,
+      storageS3SecretKey: undefined,
+      storageS3Region: 'us-east-1',
+      storageS3BucketName: 'radar',
+      storageS3PathPrefix: '',
+      storageS3PathCollectPerDay: true,
       notificationEmailEnabled: false,
       notificationEmailFrom: 'radar@radar.thehyve.nl',
       notificationEmailMaxAttempts: 10,
@@ -363,6 +374,47 @@ describe('notification delivery', () => {
   it('the e-mail settings are read under the Spring names', () => {
     expect(loadConfig({ RADAR_NOTIFICATION_EMAIL_ENABLED: 'true', RADAR_NOTIFICATION_EMAIL_FROM: 'study@example.org' }))
       .toMatchObject({ notificationEmailEnabled: true, notificationEmailFrom: 'study@example.org' });
+  });
+});
+
+describe('file upload (issue 33 item 1)', () => {
+  const s3 = { RADAR_STORAGE_S3_URL: 'http://minio:9000', RADAR_STORAGE_S3_ACCESS_KEY: 'access', RADAR_STORAGE_S3_SECRET_KEY: 'secret' };
+
+  it('enabled with missing storage settings stops the start, naming each', () => {
+    expect(configError({ RADAR_FILE_UPLOAD_ENABLED: 'true' }).problems).toEqual([
+      'RADAR_STORAGE_S3_URL: required when RADAR_FILE_UPLOAD_ENABLED is true and RADAR_STORAGE_TYPE is s3',
+      'RADAR_STORAGE_S3_ACCESS_KEY: required when RADAR_FILE_UPLOAD_ENABLED is true and RADAR_STORAGE_TYPE is s3',
+      'RADAR_STORAGE_S3_SECRET_KEY: required when RADAR_FILE_UPLOAD_ENABLED is true and RADAR_STORAGE_TYPE is s3',
+    ]);
+    expect(configError({ RADAR_FILE_UPLOAD_ENABLED: 'true', RADAR_STORAGE_TYPE: 'local' }).problems).toEqual([
+      'RADAR_STORAGE_LOCAL_PATH: required when RADAR_FILE_UPLOAD_ENABLED is true and RADAR_STORAGE_TYPE is local',
+    ]);
+    expect(loadConfig({ RADAR_FILE_UPLOAD_ENABLED: 'true', ...s3 }).fileUploadEnabled).toBe(true);
+  });
+
+  it('reads the reference\'s property names (radar.file-upload.*, radar.storage.*)', () => {
+    const config = loadConfig({
+      SPRING_APPLICATION_JSON: JSON.stringify({ radar: { 'file-upload': { enabled: true }, storage: { type: 's3', s3: { url: 'http://minio:9000', 'access-key': 'a', 'secret-key': 's', 'bucket-name': 'b', path: { prefix: 'p', 'collect-per-day': false } } } } }),
+    });
+    expect([config.fileUploadEnabled, config.storageS3Url, config.storageS3AccessKey, config.storageS3SecretKey, config.storageS3BucketName, config.storageS3PathPrefix, config.storageS3PathCollectPerDay])
+      .toEqual([true, 'http://minio:9000', 'a', 's', 'b', 'p', false]);
+  });
+
+  it('RADAR_FILE_UPLOAD_MAX_SIZE takes bytes or Spring\'s data sizes (also as spring.servlet.multipart.max-file-size)', () => {
+    const size = (raw: string, name = 'RADAR_FILE_UPLOAD_MAX_SIZE') => loadConfig({ [name]: raw }).fileUploadMaxSize;
+    expect(size('1048576')).toBe(1048576);
+    expect(size('10MB')).toBe(10 * 1024 * 1024);
+    expect(size('512KB')).toBe(512 * 1024);
+    expect(size('1gb')).toBe(1024 ** 3);
+    expect(size('100B')).toBe(100);
+    expect(size('20MB', 'SPRING_SERVLET_MULTIPART_MAX_FILE_SIZE')).toBe(20 * 1024 * 1024);
+    for (const bad of ['0', '10 megabytes', '-1', '1.5MB', '2TB']) {
+      expect(configError({ RADAR_FILE_UPLOAD_MAX_SIZE: bad }).problems[0]).toMatch(/^RADAR_FILE_UPLOAD_MAX_SIZE: must be a size in bytes such as 10485760, 10MB or 512KB/);
+    }
+  });
+
+  it('RADAR_STORAGE_TYPE is s3 or local', () => {
+    expect(configError({ RADAR_STORAGE_TYPE: 'gcs' }).problems).toEqual(['RADAR_STORAGE_TYPE: must be one of s3, local, got "gcs"']);
   });
 });
 

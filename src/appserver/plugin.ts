@@ -44,6 +44,9 @@ import { startScheduleRuns } from './schedules/interval.js';
 import { scheduleProtocolSource, type ProtocolSource } from './schedules/protocol.js';
 import { createTaskService } from './tasks/service.js';
 import { taskRoutes } from './tasks/routes.js';
+import { createUploadService } from './uploads/service.js';
+import { uploadRoutes } from './uploads/routes.js';
+import { createLocalStorage, createS3Storage, prepareLocalStorage, type FileStorage } from './uploads/storage.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
 export type { LocalTokenAuthority } from './security/setup.js';
@@ -145,6 +148,25 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
   const tasks = createTaskService({ db, events });
   await app.register(scheduleRoutes, { schedules });
   await app.register(taskRoutes, { tasks, access });
+  // The reference's `@ConditionalOnProperty(radar.file-upload.enabled)`: off, the route does not exist (404).
+  if (config.fileUploadEnabled) {
+    const uploadLog = app.log.child({ component: 'uploads' });
+    let storage: FileStorage;
+    if (config.storageType === 'local') {
+      await prepareLocalStorage(config.storageLocalPath!);
+      storage = createLocalStorage(config.storageLocalPath!, uploadLog);
+    } else {
+      storage = createS3Storage({
+        url: config.storageS3Url!, region: config.storageS3Region, accessKey: config.storageS3AccessKey!,
+        secretKey: config.storageS3SecretKey!, bucket: config.storageS3BucketName,
+      }, uploadLog);
+    }
+    app.addHook('onClose', async () => storage.close());
+    const uploads = createUploadService({
+      storage, now, settings: { prefix: config.storageS3PathPrefix, collectPerDay: config.storageS3PathCollectPerDay },
+    });
+    await app.register(uploadRoutes, { uploads, maxBytes: config.fileUploadMaxSize });
+  }
   startScheduleRuns(app, { schedules, events, protocols: protocolSource, intervalSeconds: app.config.questionnaireScheduleIntervalSeconds });
 
   // The scheduler (and FCM with it) runs only where enabled: an API-only process needs no credentials.

@@ -213,7 +213,39 @@ function form(value: unknown): string {
   return params.toString();
 }
 
+const BOUNDARY = 'fuzzboundary';
+const MULTIPART = { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` };
+
+/** One multipart part: a file when it has a name for one. */
+function multipartPart(name: string, content: string, filename?: string): string {
+  const disposition = `form-data; name="${name.replace(/["\r\n]/g, '_')}"${filename === undefined ? '' : `; filename="${filename.replace(/["\r\n]/g, '_')}"`}`;
+  return `--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\n${filename === undefined ? '' : 'Content-Type: application/octet-stream\r\n'}\r\n${content}\r\n`;
+}
+
+/**
+ * A multipart/form-data body (the file upload): a file part `file` when clean; else files and
+ * fields under the schema's names or others, empty files, nasty names, cut-off bodies, JSON.
+ */
+function multipartFor(body: NonNullable<Operation['body']>, clean: boolean): Arbitrary<{ headers: Record<string, string>; payload: string | undefined }> {
+  const names = Object.keys(body.schema?.properties ?? {});
+  const content = fc.string({ unit: 'binary', maxLength: 200 });
+  const filename = fc.oneof(fc.constantFrom('a.txt', 'photo.JPG', 'README', '.hidden', 'a.b/c', '..\\x.sh'), fc.constantFrom(...NASTY_STRINGS));
+  if (clean) return fc.tuple(fc.string({ minLength: 1, maxLength: 200 }), filename).map(([c, f]) => ({ headers: MULTIPART, payload: `${multipartPart(names[0] ?? 'file', c, f)}--${BOUNDARY}--\r\n` }));
+  const part = fc.tuple(fc.oneof(fc.constantFrom(...names, 'file', 'other'), fc.constantFrom(...NASTY_STRINGS)), content, fc.option(filename, { nil: undefined }))
+    .map(([n, c, f]) => multipartPart(n, c, f));
+  return fc.tuple(fc.array(part, { maxLength: 3 }), fc.nat(), fc.integer({ min: 0, max: 4 })).map(([parts, cut, mode]) => {
+    const whole = `${parts.join('')}--${BOUNDARY}--\r\n`;
+    switch (mode) {
+      case 0: return { headers: MULTIPART, payload: whole.slice(0, cut % Math.max(whole.length, 1)) };
+      case 1: return { headers: { 'content-type': 'multipart/form-data' }, payload: whole };
+      case 2: return { headers: { 'content-type': 'application/json' }, payload: '{"file":"x"}' };
+      default: return { headers: MULTIPART, payload: whole };
+    }
+  });
+}
+
 function bodyFor(body: NonNullable<Operation['body']>, schemas: Schemas, clean: boolean): Arbitrary<{ headers: Record<string, string>; payload: string | undefined }> {
+  if (body.mediaTypes.includes('multipart/form-data')) return multipartFor(body, clean);
   const isForm = body.mediaTypes.includes('application/x-www-form-urlencoded') || /urlencoded/.test(body.schema?.description ?? '');
   if (clean) {
     return schemas.value(body.schema, 0).map((v) => (isForm

@@ -11,6 +11,9 @@
  * last, so the seeded rows are there for the other operations. A failure prints the seed, the
  * fast-check path and the exact request; tokens show as `<admin>`/`<participant>`.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
@@ -36,6 +39,7 @@ let t: TestApp;
 let github: GithubStub;
 let smtp: SmtpStub;
 let doc: Schema;
+let uploads: string | undefined;
 /** The app's route table, and per route the requests it answered (the fuzzer's only: cleared after the seeding). */
 const table = routeTable({ countRequests: true });
 /** Per principal: a bearer for the management API (every scope its roles allow), one for the app server, client and actuator credentials. */
@@ -46,7 +50,10 @@ const known: Record<string, string[]> = {};
 beforeAll(async () => {
   github = await startGithubStub();
   smtp = await startSmtpServer();
-  t = await buildTestApp(securedEnv({ GITHUB_API_URL: github.url, SMTP_URL: smtp.url }), { onRoute: table.onRoute });
+  uploads = mkdtempSync(join(tmpdir(), 'fuzz-uploads-'));
+  // The file upload is served only when enabled: on, into a temporary folder, so it is fuzzed too.
+  const upload = { RADAR_FILE_UPLOAD_ENABLED: 'true', RADAR_STORAGE_TYPE: 'local', RADAR_STORAGE_LOCAL_PATH: uploads, RADAR_FILE_UPLOAD_MAX_SIZE: '64KB' };
+  t = await buildTestApp(securedEnv({ GITHUB_API_URL: github.url, SMTP_URL: smtp.url, ...upload }), { onRoute: table.onRoute });
   doc = (await t.app.inject('/v3/api-docs')).json();
   const db = t.app.db.db;
   const tokens = appserverTokens(t.app);
@@ -98,12 +105,14 @@ beforeAll(async () => {
     revisionNb: ['1', '2'],
     client_id: ['aRMT', 'appserver_test'],
     repo: ['RADAR-base/RADAR-aRMT-protocols'],
+    topicId: ['questionnaire_photo', 'audio_recording'],
   });
 }, 120_000);
 afterAll(async () => {
   await t?.close();
   await github?.close();
   await smtp?.close();
+  if (uploads) rmSync(uploads, { recursive: true, force: true });
 });
 
 /** The document's operations; deletes last, so that the rows they remove serve the others first. */

@@ -39,13 +39,16 @@
  * only for what no, expired and foreign-key tokens get.
  */
 import { generateKeyPairSync, sign as signBytes } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, type Dirent } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asc, eq } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { buildTestApp, type TestApp } from '../helpers/build-test-app.js';
 import { routeTable } from '../helpers/route-table.js';
+import { multipartBody, multipartHeaders } from '../helpers/multipart.js';
 import { appserverClientsFile, securedEnv } from '../helpers/appserver-auth.js';
 import { basic, managementClient, unique, type Json } from '../helpers/management-api.js';
 import { aDataMessage, aNotification, aUserBody } from '../fixtures/appserver.js';
@@ -62,6 +65,10 @@ import { ProtocolsUnavailable } from '../../src/appserver/protocols/service.js';
 import type { ProtocolSource } from '../../src/appserver/schedules/protocol.js';
 
 const KEYSTORE = fileURLToPath(new URL('../fixtures/keystores/keytool-ec.p12', import.meta.url));
+/** Where the app stores uploaded files. */
+const UPLOADS = mkdtempSync(join(tmpdir(), 'matrix-uploads-'));
+const uploadedFiles = () => (readdirSync(UPLOADS, { recursive: true, withFileTypes: true }) as Dirent[])
+  .filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name)).sort();
 const MP = '/managementportal';
 
 // ─── The reference's permission model (managementportal.md §4), written out ─────────────────────
@@ -197,13 +204,15 @@ function expected(row: Row, who: Who): Letter {
 
 async function inject(method: string, url: string, bearer: string | undefined, body?: unknown) {
   const raw = typeof body === 'string';
+  // A Buffer is a multipart/form-data body (the file upload, test/helpers/multipart.ts).
+  const multipart = Buffer.isBuffer(body);
   const res = await t.app.inject({
     method: method as 'GET', url,
     headers: {
       ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-      ...(body !== undefined ? { 'content-type': raw ? 'text/plain' : 'application/json' } : {}),
+      ...(body !== undefined ? (multipart ? multipartHeaders : { 'content-type': raw ? 'text/plain' : 'application/json' }) : {}),
     },
-    ...(body !== undefined ? { payload: raw ? body : JSON.stringify(body) } : {}),
+    ...(body !== undefined ? { payload: raw || multipart ? body as string | Buffer : JSON.stringify(body) } : {}),
   });
   let json: Json;
   try { json = res.body === '' ? undefined : res.json(); } catch { json = res.body; }
@@ -640,6 +649,12 @@ const ROWS: Row[] = [
     path: (f) => `${f.U}/questionnaire/schedule/${f.task}/state_events`, body: () => ({ state: 'COMPLETED', time: later(), associatedInfo: { by: 'matrix' } }),
     watch: (f) => `${f.U}/questionnaire/schedule/${f.task}/state_events`,
   },
+
+  // ── File upload (UploadController; this app stores into a temporary folder): the files there kept by a refused call
+  {
+    route: 'POST /projects/:projectId/users/:subjectId/files/topics/:topicId/upload', perm: 'MEASUREMENT.CREATE', on: 'sub1', path: `${U}/files/topics/matrix/upload`,
+    body: () => multipartBody([{ name: 'file', filename: 'matrix.txt', content: 'matrix' }]), keeps: async () => uploadedFiles(),
+  },
 ];
 
 // ─── Routes that are no bearer-API route, and what the rest of the route table must do ───────
@@ -693,7 +708,9 @@ beforeAll(async () => {
     appendFileSync(clients, line(clientIdOf(perm, true), perm === 'none' ? ['MEASUREMENT.READ'] : [perm], 'client_credentials'));
     appendFileSync(clients, line(clientIdOf(perm, false), SCOPES.filter((s) => s !== perm), 'client_credentials'));
   }
-  t = await buildTestApp(securedEnv({ MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: clients, MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, GITHUB_API_URL: 'http://127.0.0.1:9' }), {
+  // The file upload is served only when enabled: on, into a temporary folder.
+  const upload = { RADAR_FILE_UPLOAD_ENABLED: 'true', RADAR_STORAGE_TYPE: 'local', RADAR_STORAGE_LOCAL_PATH: UPLOADS };
+  t = await buildTestApp(securedEnv({ MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE: clients, MANAGEMENTPORTAL_OAUTH_KEY_STORE: KEYSTORE, GITHUB_API_URL: 'http://127.0.0.1:9', ...upload }), {
     demoData: true, protocolSource: matrixProtocols(),
     onRoute: table.onRoute,
   });
@@ -761,7 +778,10 @@ beforeAll(async () => {
   });
   roleOfA = await sys('GET', '/api/roles/radar/ROLE_PROJECT_ADMIN');
 }, 120_000);
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  rmSync(UPLOADS, { recursive: true, force: true });
+});
 
 // ─── The checks ───────────────────────────────────────────────────────────────────────────────
 

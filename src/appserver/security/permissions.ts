@@ -86,4 +86,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, AppPermission>> = {
   'GET /questionnaire/schedule/:taskId/state_events': 'SUBJECT.UPDATE', // T1; then the task's own project and subject
   [`GET ${U}/questionnaire/schedule/:taskId/state_events`]: 'SUBJECT.UPDATE', // T2
   [`POST ${U}/questionnaire/schedule/:taskId/state_events`]: 'SUBJECT.UPDATE', // T3
+  // File upload (UploadController, served with RADAR_FILE_UPLOAD_ENABLED): the reference's
+  // `@Authorized(MEASUREMENT.CREATE, permissionOn = SUBJECT)`; aRMT uploads with its participant's token
+  [`POST ${U}/files/topics/:topicId/upload`]: 'MEASUREMENT.CREATE',
 };
