@@ -171,7 +171,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
 
   // The management API: every route but the public ones authenticates its principal first.
   // The sign-in pages' sessions also authenticate the API (the admin UI), so both get the same store and key.
-  const sessions = createSessionStore({ db, now, ttlSeconds: settings.ui.sessionTimeoutSeconds, maxAgeSeconds: settings.ui.sessionMaxAgeSeconds });
+  const sessions = createSessionStore({ db, now, ttlSeconds: settings.ui.sessionTimeoutSeconds, maxAgeSeconds: settings.ui.sessionMaxAgeSeconds, audit });
   const sessionSecret = await resolveSessionSecret(db, settings.sessionSecret);
   const sessionAuth = createSessionAuth({ db, sessions, secret: sessionSecret });
   const bearer = createBearerAuth({ db, verifier: signing, now, session: sessionAuth });
@@ -241,14 +241,14 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     await registerPageSupport(pages, sessionSecret);
     await pages.register(authorizeRoutes, {
       // The token endpoint's limiter: sign-in failures share its (username, IP) counters.
-      authorize: createAuthorizeService({ db, clients, now, limiter, requirePkce: settings.oauth.requirePkce }),
+      authorize: createAuthorizeService({ db, clients, now, limiter, audit, requirePkce: settings.oauth.requirePkce }),
       sessions,
       cookiePath,
       now,
     });
     await pages.register(adminUi, {
       sessions, sessionAuth, now, logoDir: settings.ui.logoDir, hiddenSubjectFields: settings.hiddenSubjectFields,
-      signIn: createPasswordSignIn({ db, limiter }),
+      signIn: createPasswordSignIn({ db, limiter, audit, via: 'admin UI' }),
       services: {
         projects: services.projects, oauthClients: services.oauthClients, users: services.users, account, organizations: services.organizations,
         approvals: createApprovalService({ db, now }), resetLimiter, sourceTypes: services.sourceTypes, audits: services.audits,
