@@ -21,6 +21,7 @@ import type { ManagementSettings } from './settings.js';
 import { managementErrorFormat } from './errors.js';
 import { unstorableInput } from './http/validation.js';
 import { createAuditLog } from './audit/audit-log.js';
+import { auditRetentionJob } from './audit/retention.js';
 import { createClientStore } from './oauth/clients/client-store.js';
 import { ensureFrontendClient, loadClientsFile } from './oauth/clients/startup.js';
 import { ensureBuiltInAccounts } from './account/admin-account.js';
@@ -259,7 +260,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   });
 
   // Clean-up of expired and stale rows; every job is idempotent, so each instance runs them.
-  const stopMaintenance = startMaintenance({ db, jobs: [...OAUTH_CLEANUP_JOBS, NOT_ACTIVATED_USERS_PURGE, META_TOKEN_PURGE], intervalMs: MAINTENANCE_INTERVAL_MS, now, log });
+  const stopMaintenance = startMaintenance({ db, jobs: [...OAUTH_CLEANUP_JOBS, NOT_ACTIVATED_USERS_PURGE, META_TOKEN_PURGE, ...(settings.auditRetention ? [auditRetentionJob(settings.auditRetention)] : [])], intervalMs: MAINTENANCE_INTERVAL_MS, now, log });
   app.addHook('onClose', async () => stopMaintenance());
 
   if (settings.catalogueServerUrl !== undefined) {
