@@ -4,6 +4,7 @@
  * deny-list (passwords, hashes, secrets, keys, tokens) is named but carries neither value.
  */
 import type { AuditFieldChange } from '../schema.js';
+import type { AuditEvent } from './audit-log.js';
 
 /**
  * Field names whose values never enter the audit trail. `key` alone and `…Key` of credentials are
@@ -46,4 +47,24 @@ export function withoutSecrets(value: unknown): unknown {
       .filter(([k]) => !isSecretField(k)).map(([k, v]) => [k, withoutSecrets(v)]));
   }
   return value;
+}
+
+/** Who made a change: a revision's author, and for the audit trail the address they came from. */
+export interface ChangeAuthor { name: string; address?: string | undefined }
+
+/**
+ * The audit event of a create (`before` undefined), update or delete (`after` undefined) of an
+ * entity: kind `ENTITY_*`, target `entityType` + `target`, the fields changed. A deletion records
+ * the deleted entity's fields as old values.
+ */
+export function entityChangeEvent(
+  author: ChangeAuthor, entityType: string, target: string, before: Record<string, unknown> | undefined,
+  after: Record<string, unknown> | undefined, data: Record<string, string> = {}, date?: Date,
+): AuditEvent {
+  const type = before === undefined ? 'ENTITY_CREATED' : after === undefined ? 'ENTITY_DELETED' : 'ENTITY_UPDATED';
+  return {
+    principal: author.name, type, address: author.address, date,
+    target: { type: entityType, id: target }, data: { entityType, ...data, target },
+    changes: diffFields(before, after),
+  };
 }

@@ -137,6 +137,18 @@ describe('changes', () => {
     expect(JSON.stringify(events)).not.toMatch(/password|resetKey|activationKey|\$2[aby]\$/i);
   });
 
+  it('records OAuth clients and their new secrets, never the secret', async () => {
+    const clientId = unique('client');
+    const body = { clientId, clientSecret: 'first-s3cret', scope: ['SUBJECT.READ'], resourceIds: ['res_ManagementPortal'], authorizedGrantTypes: ['client_credentials'] };
+    expect((await mp.call('POST', '/api/oauth-clients', { bearer: admin, body })).status).toBe(201);
+    expect((await mp.call('PUT', '/api/oauth-clients', { bearer: admin, body: { ...body, clientSecret: 'second-s3cret', scope: ['SUBJECT.READ', 'PROJECT.READ'] } })).status).toBe(200);
+    expect((await mp.call('DELETE', `/api/oauth-clients/${clientId}`, { bearer: admin })).status).toBe(200);
+    const events = await eventsOf({ targetType: 'oauthClient', targetId: clientId });
+    expect(events.map((e) => e.eventType)).toEqual(['ENTITY_CREATED', 'SECRET_GENERATED', 'ENTITY_UPDATED', 'SECRET_GENERATED', 'ENTITY_DELETED']);
+    expect(events[2]!.changes!.scope).toEqual({ old: ['SUBJECT.READ'], new: ['SUBJECT.READ', 'PROJECT.READ'] });
+    expect(JSON.stringify(events)).not.toMatch(/s3cret|\$2[aby]\$/);
+  });
+
   it('leaves secrets out of any diff, by name and at any depth', () => {
     expect(diffFields(
       { passwordHash: 'x', clientSecret: 'a', name: 'n', nested: { resetKey: 'k', ok: 1 } },

@@ -9,7 +9,7 @@ import type { Executor } from '../../../platform/database.js';
 import type { Page } from '../../http/paging.js';
 import { revisionChanges, revisions, type RevisionType, type RevisionRow } from '../../schema.js';
 import { recordInTx, type AuditEvent } from '../../audit/audit-log.js';
-import { diffFields } from '../../audit/changes.js';
+import { entityChangeEvent, type ChangeAuthor } from '../../audit/changes.js';
 
 
 /** Sortable properties; `auditor` is the reference's name for the author (the UI sorts by it). */
@@ -56,10 +56,7 @@ export interface EntityChange {
   entity: Record<string, unknown>;
 }
 
-/** Who made a change: a revision's author, and for the audit trail the address they came from. */
-export interface ChangeAuthor { name: string; address?: string | undefined }
-
-const AUDIT_KIND = { ADD: 'ENTITY_CREATED', MOD: 'ENTITY_UPDATED', DEL: 'ENTITY_DELETED' } as const;
+export type { ChangeAuthor };
 
 /** The entity's DTO as its latest revision recorded it (before the one being written). */
 async function previousEntity(db: Executor, entityType: string, entityId: number): Promise<Record<string, unknown> | undefined> {
@@ -83,13 +80,9 @@ export async function recordRevision(db: Executor, author: string | ChangeAuthor
     const entity = JSON.parse(JSON.stringify(c.entity)) as Record<string, unknown>;
     const before = c.revisionType === 'ADD' ? undefined : await previousEntity(db, c.entityType, c.entityId);
     const target = c.entityKey ?? String(c.entityId);
-    events.push({
-      principal: who.name, type: AUDIT_KIND[c.revisionType], address: who.address, date: when,
-      target: { type: c.entityType, id: target },
-      data: { entityType: c.entityType, entityId: String(c.entityId), target },
-      // A deletion records what was deleted (the DTO before it) as old values.
-      changes: c.revisionType === 'DEL' ? diffFields(entity, undefined) : diffFields(before, entity),
-    });
+    events.push(c.revisionType === 'DEL'
+      ? entityChangeEvent(who, c.entityType, target, entity, undefined, { entityId: String(c.entityId) }, when)
+      : entityChangeEvent(who, c.entityType, target, c.revisionType === 'ADD' ? undefined : before ?? {}, entity, { entityId: String(c.entityId) }, when));
   }
   const [revision] = await db.insert(revisions).values({ author: who.name, ...(at ? { timestamp: at } : {}) }).returning({ id: revisions.id });
   if (changes.length > 0) {
