@@ -149,6 +149,19 @@ describe('changes', () => {
     expect(JSON.stringify(events)).not.toMatch(/s3cret|\$2[aby]\$/);
   });
 
+  it('records groups: create, subjects added, delete', async () => {
+    const project = await mp.call('POST', '/api/projects', { bearer: admin, body: { projectName: unique('p'), description: 'd', location: 'l', organizationName: 'main' } });
+    const projectName = project.body.projectName as string;
+    const subject = await mp.subjectIn(project.body, admin);
+    expect((await mp.call('POST', `/api/projects/${projectName}/groups`, { bearer: admin, body: { name: 'g1' } })).status).toBe(201);
+    expect((await mp.call('PATCH', `/api/projects/${projectName}/groups/g1/subjects`, { bearer: admin, body: [{ op: 'add', value: [{ login: subject.login }] }] })).status).toBe(204);
+    expect((await mp.call('DELETE', `/api/projects/${projectName}/groups/g1?unlinkSubjects=true`, { bearer: admin })).status).toBe(204);
+    const events = await eventsOf({ targetType: 'group', targetId: `${projectName}/g1` });
+    expect(events.map((e) => [e.eventType, e.changes?.name ?? e.changes?.subjectsAdded])).toEqual([
+      ['ENTITY_CREATED', { new: 'g1' }], ['ENTITY_UPDATED', { new: [subject.login] }], ['ENTITY_DELETED', { old: 'g1' }],
+    ]);
+  });
+
   it('leaves secrets out of any diff, by name and at any depth', () => {
     expect(diffFields(
       { passwordHash: 'x', clientSecret: 'a', name: 'n', nested: { resetKey: 'k', ok: 1 } },
