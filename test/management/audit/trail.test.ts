@@ -162,6 +162,19 @@ describe('changes', () => {
     ]);
   });
 
+  it('records a password change and an activation mail, without the password', async () => {
+    const user = await mp.userWithRole('ROLE_SYS_ADMIN');
+    expect((await mp.call('POST', '/api/account/change_password', { bearer: user.token, body: 'Zzzzzzz9x', headers: { 'x-forwarded-for': ADDRESS } })).status).toBe(204);
+    const login = unique('new');
+    expect((await mp.call('POST', '/api/users', { bearer: admin, body: { login, email: `${login}@example.org`, langKey: 'en', roles: [] } })).status).toBe(201);
+    expect((await mp.call('POST', '/api/account/reset-activation/init', { bearer: admin, body: login })).status).toBe(204);
+    expect((await eventsOf({ principal: user.login })).filter((e) => e.eventType === 'PASSWORD_CHANGED').map((e) => [e.actorAddress, e.targetId, e.data]))
+      .toEqual([[ADDRESS, user.login, {}]]);
+    const mails = (await eventsOf({ targetType: 'user', targetId: login })).filter((e) => e.eventType === 'ACTIVATION_MAIL_SENT');
+    expect(mails.map((e) => [e.principal, e.data])).toEqual([['admin', { login }]]);
+    expect(JSON.stringify(await eventsOf({ targetType: 'user', targetId: user.login }))).not.toContain('Zzzzzzz9x');
+  });
+
   it('leaves secrets out of any diff, by name and at any depth', () => {
     expect(diffFields(
       { passwordHash: 'x', clientSecret: 'a', name: 'n', nested: { resetKey: 'k', ok: 1 } },
