@@ -63,6 +63,21 @@ function duration<const O extends Opts<number>>(doc: string, opts: O): Unnamed<n
   });
 }
 
+/** A calendar period: ISO-8601 `PnYnMnWnD` with an optional time part (`T12H`), as Java's `Period`/`Duration` write it. */
+export interface CalendarPeriod { years: number; months: number; days: number; seconds: number }
+
+function period<const O extends Opts<CalendarPeriod>>(doc: string, opts: O): Unnamed<CalendarPeriod, O> {
+  return make(doc, opts, (raw) => {
+    const text = raw.trim();
+    const m = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/i.exec(text);
+    if (!m || /^P$/i.test(text) || /T$/i.test(text)) throw new InvalidValue(`must be an ISO-8601 period such as P90D, P6M or P1Y, got "${raw}"`);
+    const [y, mo, w, d, h, min, s] = m.slice(1).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number, number];
+    const value = { years: y, months: mo, days: w * 7 + d, seconds: (h * 60 + min) * 60 + s };
+    if (y + mo + value.days === 0 && value.seconds < 1) throw new InvalidValue(`must be at least one second, got "${raw}"`);
+    return value;
+  });
+}
+
 function int<const O extends Opts<number> & { min?: number; max?: number }>(doc: string, opts: O): Unnamed<number, O> {
   const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = opts;
   return make(doc, opts, (raw) => {
@@ -309,6 +324,7 @@ export const settings = {
   managementportalCatalogueServerServerUrl: withEnv('MANAGEMENTPORTAL_CATALOGUE_SERVER_SERVER_URL', str('Catalogue server URL listing the source types (RADAR-Schemas catalogue `…/source-types`)', { spring: 'managementportal.catalogueServer.serverUrl' })),
   managementportalUiSessionTimeout: withEnv('MANAGEMENTPORTAL_UI_SESSION_TIMEOUT', duration('Idle timeout of a signed-in session of the admin pages and the OAuth sign-in pages (ISO-8601 duration, stored in seconds), extended by every request', { default: 1800 })),
   managementportalUiSessionMaxAge: withEnv('MANAGEMENTPORTAL_UI_SESSION_MAX_AGE', duration('Longest life of a signed-in session of the admin pages and the OAuth sign-in pages (ISO-8601 duration, stored in seconds), counted from sign-in: it ends then even when in use', { default: 12 * 3600 })),
+  managementportalAuditRetention: withEnv('MANAGEMENTPORTAL_AUDIT_RETENTION', period('How long audit events are kept (ISO-8601 period such as `P90D`, `P6M`, `P1Y`); older ones are deleted hourly. Unset: kept forever', {})),
   managementportalUiLogoDir: withEnv('MANAGEMENTPORTAL_UI_LOGO_DIR', str('Folder whose `navbar-logo.png` and `home-page-logo.png` replace the bundled logos of the admin pages (read at every request: no restart); a file missing there falls back to the bundled one', {})),
   managementportalCommonAdminPassword: withEnv('MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD', str('Seeds the password of the `admin` account (dev default `admin`) and sets it again only when this value changes, so a password changed in the UI survives restarts; to recover a forgotten admin password, set a new value and restart. Prod refuses to start when it is `admin`, or while it is unset and `admin` is new or still has the password `admin`', { spring: 'managementportal.common.adminPassword' })),
   trustProxy: withEnv('TRUST_PROXY', trustProxy('Which reverse proxies\' `X-Forwarded-*` headers count: `false`; a hop count (`1`: one proxy in front, the client is the address it appends); a comma list of proxy addresses or CIDR ranges; or `true` (every sender, so clients choose their own address). Spring\'s `native`/`framework` mean Tomcat\'s default (loopback, link-local and private ranges), `none` false', { default: false, spring: 'server.forwardHeadersStrategy' })),

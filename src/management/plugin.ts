@@ -21,6 +21,7 @@ import type { ManagementSettings } from './settings.js';
 import { managementErrorFormat } from './errors.js';
 import { unstorableInput } from './http/validation.js';
 import { createAuditLog } from './audit/audit-log.js';
+import { auditRetentionJob } from './audit/retention.js';
 import { createClientStore } from './oauth/clients/client-store.js';
 import { ensureFrontendClient, loadClientsFile } from './oauth/clients/startup.js';
 import { ensureBuiltInAccounts } from './account/admin-account.js';
@@ -188,7 +189,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
 
   // The management API: every route but the public ones authenticates its principal first.
   // The sign-in pages' sessions also authenticate the API (the admin UI), so both get the same store and key.
-  const sessions = createSessionStore({ db, now, ttlSeconds: settings.ui.sessionTimeoutSeconds, maxAgeSeconds: settings.ui.sessionMaxAgeSeconds });
+  const sessions = createSessionStore({ db, now, ttlSeconds: settings.ui.sessionTimeoutSeconds, maxAgeSeconds: settings.ui.sessionMaxAgeSeconds, audit });
   const sessionSecret = await resolveSessionSecret(db, settings.sessionSecret);
   const sessionAuth = createSessionAuth({ db, sessions, secret: sessionSecret });
   const bearer = createBearerAuth({ db, verifier: signing, now, session: sessionAuth });
@@ -269,14 +270,14 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     await registerPageSupport(pages, sessionSecret);
     await pages.register(authorizeRoutes, {
       // The token endpoint's limiter: sign-in failures share its (username, IP) counters.
-      authorize: createAuthorizeService({ db, clients, now, limiter, requirePkce: settings.oauth.requirePkce }),
+      authorize: createAuthorizeService({ db, clients, now, limiter, audit, requirePkce: settings.oauth.requirePkce }),
       sessions,
       cookiePath,
       now,
     });
     await pages.register(adminUi, {
       sessions, sessionAuth, now, logoDir: settings.ui.logoDir, hiddenSubjectFields: settings.hiddenSubjectFields,
-      signIn: createPasswordSignIn({ db, limiter }),
+      signIn: createPasswordSignIn({ db, limiter, audit, via: 'admin UI' }),
       services: {
         projects: services.projects, oauthClients: services.oauthClients, users: services.users, account, organizations: services.organizations,
         approvals: createApprovalService({ db, now }), resetLimiter, sourceTypes: services.sourceTypes, audits: services.audits,
@@ -287,7 +288,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   });
 
   // Clean-up of expired and stale rows; every job is idempotent, so each instance runs them.
-  const stopMaintenance = startMaintenance({ db, jobs: [...OAUTH_CLEANUP_JOBS, NOT_ACTIVATED_USERS_PURGE, META_TOKEN_PURGE], intervalMs: MAINTENANCE_INTERVAL_MS, now, log });
+  const stopMaintenance = startMaintenance({ db, jobs: [...OAUTH_CLEANUP_JOBS, NOT_ACTIVATED_USERS_PURGE, META_TOKEN_PURGE, ...(settings.auditRetention ? [auditRetentionJob(settings.auditRetention)] : [])], intervalMs: MAINTENANCE_INTERVAL_MS, now, log });
   app.addHook('onClose', async () => stopMaintenance());
 
   if (settings.catalogueServerUrl !== undefined) {

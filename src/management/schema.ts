@@ -297,10 +297,22 @@ export const auditEvents = management.table('audit_events', {
   eventDate: timestamptz('event_date').notNull().defaultNow(),
   eventType: text('event_type').notNull(),
   data: jsonb('data').$type<Record<string, string>>().notNull().default({}),
+  /** The actor's address as Fastify saw it (X-Forwarded-For only behind a trusted proxy); null when not from a request. */
+  actorAddress: text('actor_address'),
+  /** What the event is about: entity type (`subject`, `user`, `oauthClient`…) and its id, login or name. */
+  targetType: text('target_type'),
+  targetId: text('target_id'),
+  /** For a change: field → old and new value (a secret field only by name, `redacted`). */
+  changes: jsonb('changes').$type<Record<string, AuditFieldChange>>(),
 }, (t) => [
   index('audit_events_principal_date_idx').on(t.principal, t.eventDate),
   index('audit_events_date_idx').on(t.eventDate),
+  // Filter by target, newest first by id (the audit page's keyset).
+  index('audit_events_target_idx').on(t.targetType, t.targetId, t.id),
 ]);
+
+/** One changed field of an audited change; a secret field carries neither value. */
+export interface AuditFieldChange { old?: unknown; new?: unknown; redacted?: true }
 export type AuditEventRow = typeof auditEvents.$inferSelect;
 
 /** The authorization request a sign-in session is answering, validated (oauth/authorize). */

@@ -4,7 +4,7 @@
  * the domain's plugin hands each service the part it takes, so no service sees `Config` and a
  * test can build any of them from plain values.
  */
-import type { Config } from '../config.js';
+import type { CalendarPeriod, Config } from '../config.js';
 import type { MailSettings } from './mail/templates.js';
 import type { PairingSettings } from './pairing/service.js';
 
@@ -50,6 +50,8 @@ export interface ManagementSettings {
   metaTokenReadsPerMinute: number;
   /** The catalogue server to import source types from at start; undefined: no import. */
   catalogueServerUrl: string | undefined;
+  /** `MANAGEMENTPORTAL_AUDIT_RETENTION`: audit events older than this go; undefined keeps them forever. */
+  auditRetention: CalendarPeriod | undefined;
   ui: {
     /** `MANAGEMENTPORTAL_UI_SESSION_TIMEOUT`: idle timeout of every signed-in session (admin and OAuth pages). */
     sessionTimeoutSeconds: number;
@@ -102,6 +104,7 @@ export function managementSettings(config: Config): ManagementSettings {
     },
     metaTokenReadsPerMinute: config.managementportalMetaTokenReadsPerMinute,
     // config.ts refuses auto-import without a URL.
+    auditRetention: config.managementportalAuditRetention,
     catalogueServerUrl: config.managementportalCatalogueServerEnableAutoImport ? config.managementportalCatalogueServerServerUrl : undefined,
     ui: {
       sessionTimeoutSeconds: config.managementportalUiSessionTimeout,

@@ -31,6 +31,7 @@ import { checkPasswordStrength, generateResetKey, isResetKeyShaped } from '../se
 import { activateByKey, completePasswordReset, findActivatedUserByEmail, otherUserWithEmail, resetKeyIsValid, updateUser } from './queries.js';
 import type { AccountInputT, KeyAndPasswordT } from './schemas.js';
 import type { UserRow } from '../schema.js';
+import { recordInTx, type AuditEvent } from '../audit/audit-log.js';
 
 const ENTITY = 'userManagement';
 /** The reference's auditor for changes nobody signed in made (`Constants.SYSTEM_ACCOUNT`). */
@@ -100,13 +101,14 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
   }
 
   /** Stores a new reset key (now) and returns the updated row; the caller mails after commit. */
-  async function newResetKey(user: UserRow, author: string): Promise<UserRow & { resetKey: string }> {
+  async function newResetKey(user: UserRow, author: string, audit?: AuditEvent): Promise<UserRow & { resetKey: string }> {
     const at = now();
     const resetKey = generateResetKey();
     const row = await db.transaction(async (tx) => {
       const updated = await updateUser(tx, user.id, { resetKey, resetDate: at, lastModifiedBy: author, lastModifiedDate: at });
       if (!updated) throw notRegistered(user.login);
       await recordChange(tx, author, updated, at);
+      if (audit) await recordInTx(tx, audit, at);
       return updated;
     });
     return { ...row, resetKey };
@@ -154,6 +156,7 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
         const row = await updateUser(tx, user.id, { passwordHash, lastModifiedBy: user.login, lastModifiedDate: at });
         await endCredentialsOfUser(tx, user.login, at, actor.sessionId);
         await recordChange(tx, user.login, row!, at);
+        await recordInTx(tx, { principal: user.login, type: 'PASSWORD_CHANGED', address: actor.address, target: { type: 'user', id: user.login }, data: {} }, at);
       });
     },
 
@@ -163,7 +166,11 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
       if (!user) throw notRegistered(login);
       requireUserChange(actor, 'USER.UPDATE', user.login, await roleRefsOfUsers(db, [user.id]));
       if (user.activated) throw notRegistered(login);
-      const row = await newResetKey(user, actor.userName ?? actor.clientId ?? SYSTEM);
+      const author = actor.userName ?? actor.clientId ?? SYSTEM;
+      // Recorded with the new key: the mail is handed to the mail transport right after the commit.
+      const row = await newResetKey(user, author, {
+        principal: author, type: 'ACTIVATION_MAIL_SENT', address: actor.address, target: { type: 'user', id: user.login }, data: { login: user.login },
+      });
       deps.accountMail.creation(row, log);
     },
 
@@ -187,6 +194,8 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
         if (!row) throw invalidKey();
         await endCredentialsOfUser(tx, row.login, at);
         await recordChange(tx, SYSTEM, row, at);
+        // The actor is the holder of the user's reset key: the user.
+        await recordInTx(tx, { principal: row.login, type: 'PASSWORD_RESET', target: { type: 'user', id: row.login }, data: {} }, at);
       });
     },
 

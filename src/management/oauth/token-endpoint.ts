@@ -9,6 +9,8 @@ import { authenticateClient, clientCredentialsOf, type ClientAuthDeps } from './
 import { InvalidClient, InvalidGrant, InvalidRequest, UnsupportedGrantType } from './errors.js';
 import { GRANTS, type Grant, type GrantDeps, type TokenParams } from './grants/index.js';
 import type { TokenResponseT } from './schemas.js';
+import { TooManyFailedAttempts } from './limiter.js';
+import { attemptPrincipal } from './sign-in.js';
 
 function selectGrant(grantType: string | undefined): Grant {
   if (!grantType) throw new InvalidRequest('Missing grant type');
@@ -30,15 +32,31 @@ export interface TokenEndpointDeps extends GrantDeps, ClientAuthDeps {}
 /**
  * The password grant's user authentication is limited like client authentication: per
  * (username, client IP); a wrong password (the grant's only `invalid_grant`) counts as a failure.
+ * It is a sign-in, so it is audited as the sign-in pages' are (`AUTHENTICATION_SUCCESS`,
+ * `_FAILURE`, `_LOCKED`; batched, no database work here). Other grants keep their events only.
  */
 async function dispatch(deps: TokenEndpointDeps, grant: Grant, client: OAuthClient, params: TokenParams, ip: string): Promise<TokenResponseT> {
-  if (grant.grantType !== 'password' || !deps.limiter) return grant.handle({ client, params }, deps);
+  if (grant.grantType !== 'password') return grant.handle({ client, params }, deps);
   const username = (params.username ?? '').toLowerCase();
-  deps.limiter.check(username, ip);
+  const audit = (type: 'AUTHENTICATION_SUCCESS' | 'AUTHENTICATION_FAILURE' | 'AUTHENTICATION_LOCKED', message?: string) => deps.audit.record({
+    principal: attemptPrincipal(username), type, address: ip, target: { type: 'user', id: attemptPrincipal(username) },
+    data: { remoteAddress: ip, via: 'password grant', clientId: client.clientId, ...(message ? { message } : {}) },
+  });
   try {
-    return await grant.handle({ client, params }, deps);
+    deps.limiter?.check(username, ip);
   } catch (err) {
-    if (err instanceof InvalidGrant) deps.limiter.recordFailure(username, ip);
+    if (err instanceof TooManyFailedAttempts) audit('AUTHENTICATION_LOCKED', 'Too many failed attempts');
+    throw err;
+  }
+  try {
+    const issued = await grant.handle({ client, params }, deps);
+    audit('AUTHENTICATION_SUCCESS');
+    return issued;
+  } catch (err) {
+    if (err instanceof InvalidGrant) {
+      deps.limiter?.recordFailure(username, ip);
+      audit('AUTHENTICATION_FAILURE', err.message);
+    }
     throw err;
   }
 }

@@ -23,6 +23,7 @@ const callerOf = (req: FastifyRequest): PairingCaller => {
   return {
     // A client-credentials token names no user (radar-auth `isClientCredentials`).
     userName: auth.clientCredentials ? undefined : auth.userName,
+    address: req.ip,
     check: (permission, entity) => { authorize(req, permission, entity); },
   };
 };
@@ -71,6 +72,6 @@ export const publicMetaTokenRoutes: FastifyPluginAsyncTypebox<{ pairing: Pairing
       if (err instanceof TooManyMetaTokenReads) reply.header('retry-after', String(err.retryAfterSeconds));
       throw err;
     }
-    return pairing.read(req.params.tokenName);
+    return pairing.read(req.params.tokenName, req.ip);
   });
 };

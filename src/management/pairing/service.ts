@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../platform/database.js';
-import type { AuditLog } from '../audit/audit-log.js';
+import { recordInTx, type AuditLog } from '../audit/audit-log.js';
 import type { EntityDetails } from '../authz/oracle.js';
 import { AccessDenied, BadRequest, NotFound, RadarWebApplicationException } from '../errors.js';
 import { isoInstant } from '../http/instants.js';
@@ -67,6 +67,8 @@ const invalidClient = (clientId: string, why: string) =>
 /** Who asks: the signed-in user (undefined for a client-credentials token) and its permission check (403 when it fails). */
 export interface PairingCaller {
   userName: string | undefined;
+  /** The caller's address, for the audit trail. */
+  address?: string | undefined;
   check(permission: string, entity: EntityDetails): void;
 }
 
@@ -108,7 +110,7 @@ export interface PairingService {
    * @throws NotFound `error.tokenNotFound`; TokenGone when read already or expired;
    *   BadRequest `error.invalidClient` when the client lost its `refresh_token` grant or was deleted (the token stays readable)
    */
-  read(tokenName: string): Promise<TokenDtoT>;
+  read(tokenName: string, ip?: string): Promise<TokenDtoT>;
   /**
    * Deletes a token (the pairing dialog does when it draws a new one).
    * @throws NotFound `error.tokenNotFound`; AccessDenied without SUBJECT.UPDATE on the subject or
@@ -175,6 +177,10 @@ export function createPairingService(deps: PairingDeps): PairingService {
       const expiryDate = new Date(createdAt.getTime() + timeoutSeconds * 1000);
       const tokenName = await createToken({ subjectId: subject.subjectId, clientId, persistent, expiryDate, createdAt });
       deps.audit.record({ principal: caller.userName, type: 'PAIR_CLIENT_REQUEST', data: { client_id: clientId, subject_login: login } });
+      deps.audit.record({
+        principal: caller.userName, type: 'META_TOKEN_CREATED', address: caller.address, target: { type: 'subject', id: login },
+        data: { clientId, persistent: String(persistent), expiresAt: expiryDate.toISOString() },
+      });
       return {
         tokenName,
         tokenUrl: `${portalBaseUrl}/api/meta-token/${encodeURIComponent(tokenName)}`,
@@ -184,7 +190,7 @@ export function createPairingService(deps: PairingDeps): PairingService {
       };
     },
 
-    async read(tokenName) {
+    async read(tokenName, ip) {
       if (!TOKEN_NAME.test(tokenName)) throw tokenNotFound(tokenName);
       const now = new Date(deps.now());
       const body = await db.transaction(async (tx) => {
@@ -198,6 +204,10 @@ export function createPairingService(deps: PairingDeps): PairingService {
         // The subject row exists (its token references it), hence its user.
         const refreshToken = await issueRefreshTokenForUser(tx, deps.issuer, { login: subject!.login, client, grantType: PAIRING_GRANT });
         if (!refreshToken) throw new Error('meta-token subject without user');
+        // The reader is the app that scanned the code (no principal): the subject's login stands for it.
+        await recordInTx(tx, {
+          principal: subject!.login, type: 'META_TOKEN_READ', address: ip, target: { type: 'subject', id: subject!.login }, data: { clientId: client.clientId },
+        }, now);
         const projectPolicy = subject!.attributes?.[PRIVACY_POLICY_URL]?.trim();
         return {
           refreshToken,

@@ -59,6 +59,8 @@ export const authorName = (auth: MpAuth): string => auth.userName ?? auth.client
 export interface Actor {
   /** Revision author and `created_by` (`authorName`). */
   name: string;
+  /** The caller's address (`request.ip`), for the audit trail. */
+  address?: string | undefined;
   /** Throws 403 `error.accessDenied` unless the caller holds `permission` on `entity`. */
   check(permission: string, entity: EntityDetails): void;
   /** Where the caller holds `permission`, to filter lists (403 when it holds it nowhere). */
@@ -68,6 +70,7 @@ export interface Actor {
 export function actorOf(request: FastifyRequest): Actor {
   return {
     name: authorName(principal(request)),
+    address: request.ip,
     check: (permission, entity) => { authorize(request, permission, entity); },
     referents: (permission) => listReferents(request, permission),
   };

@@ -120,11 +120,11 @@ export function createBearerAuth(deps: BearerAuthDeps): BearerAuth {
         if (request.headers.authorization === undefined && deps.session) {
           const fromSession = await deps.session.principalOf(request);
           if (fromSession) {
-            request.mpAuth = fromSession;
+            request.mpAuth = { ...fromSession, address: request.ip };
             return;
           }
         }
-        request.mpAuth = await principalOf(request.headers.authorization);
+        request.mpAuth = { ...await principalOf(request.headers.authorization), address: request.ip };
       } catch (err) {
         if (err instanceof BearerUnauthorized) reply.header('www-authenticate', err.challenge);
         throw err;

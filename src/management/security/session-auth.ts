@@ -81,7 +81,7 @@ export function createSessionAuth(deps: SessionAuthDeps): SessionAuth {
     if (raw === undefined) return undefined;
     const unsigned = signer.unsign(raw);
     if (!unsigned.valid || !unsigned.value) return null;
-    return (await deps.sessions.load(unsigned.value)) ?? null;
+    return (await deps.sessions.load(unsigned.value, request.ip)) ?? null;
   }
 
   function requireCsrf(request: FastifyRequest, session: Session): void {
@@ -120,7 +120,7 @@ export function createSessionAuth(deps: SessionAuthDeps): SessionAuth {
       const session = await sessionOf(request);
       if (!session) return false;
       requireCsrf(request, session);
-      await deps.sessions.destroy(session);
+      await deps.sessions.destroy(session, request.ip);
       return true;
     },
   };

@@ -1,5 +1,5 @@
 /** SQL for sign-in sessions and the stored session secret. Plain functions over an executor; no rules here. */
-import { and, eq, gt, lt, ne } from 'drizzle-orm';
+import { and, eq, gt, lt, lte, ne } from 'drizzle-orm';
 import { affectedRows, type Executor } from '../../platform/database.js';
 import { oauthSessions, serverSecrets, users, type SessionRow } from '../schema.js';
 
@@ -30,6 +30,12 @@ export async function deleteSession(db: Executor, id: string): Promise<void> {
 /** Ends every sign-in session of a user (deactivated or deleted), but the one stored as `exceptId` when given. */
 export async function deleteSessionsOfUser(db: Executor, login: string, exceptId?: string): Promise<void> {
   await db.delete(oauthSessions).where(and(eq(oauthSessions.userLogin, login), exceptId === undefined ? undefined : ne(oauthSessions.id, exceptId)));
+}
+
+/** Deletes the session `id` if it expired (at or before `now`); returns the deleted row. */
+export async function deleteExpiredSession(db: Executor, id: string, now: Date): Promise<SessionRow | undefined> {
+  const [row] = await db.delete(oauthSessions).where(and(eq(oauthSessions.id, id), lte(oauthSessions.expiresAt, now))).returning();
+  return row;
 }
 
 /** Deletes sessions expired before `now`; returns how many. */

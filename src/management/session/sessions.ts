@@ -18,7 +18,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constantEquals } from '../../platform/constant-equals.js';
 import type { Database } from '../../platform/database.js';
 import type { PendingAuthorization } from '../schema.js';
-import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession, updateSession } from './queries.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { deleteExpiredSession, deleteExpiredSessions, deleteSession, findLiveSession, insertSession, updateSession } from './queries.js';
 
 /** The default idle timeout (`PT30M`). */
 export const SESSION_TTL_SECONDS = 1800;
@@ -46,7 +47,12 @@ export const storedSessionId = hashId;
 const randomToken = () => randomBytes(32).toString('base64url');
 
 export interface SessionStore {
-  load(id: string | undefined): Promise<Session | undefined>;
+  /**
+   * The live session of the id, or undefined. A signed-in session presented after it expired (idle
+   * or past its longest life) is audited `SESSION_EXPIRED` once: its row is deleted then. `ip`: the
+   * presenter's address, for that event.
+   */
+  load(id: string | undefined, ip?: string): Promise<Session | undefined>;
   create(pending: PendingAuthorization | null): Promise<Session>;
   /** Saves the session's user and pending request and extends its life. */
   save(session: Session): Promise<void>;
@@ -54,11 +60,14 @@ export interface SessionStore {
   renew(session: Session): Promise<Session>;
   /** Whether `presented` is the session's CSRF token (constant time). */
   csrfMatches(session: Session, presented: string | undefined): boolean;
-  /** Ends the session: its id stops working. */
-  destroy(session: Session): Promise<void>;
+  /** Ends the session (sign-out, audited `LOGOUT` for a signed-in one): its id stops working. */
+  destroy(session: Session, ip?: string): Promise<void>;
 }
 
-export function createSessionStore(deps: { db: Database; now: () => number; ttlSeconds?: number; maxAgeSeconds?: number }): SessionStore {
+export function createSessionStore(deps: { db: Database; now: () => number; ttlSeconds?: number; maxAgeSeconds?: number; audit?: AuditLog }): SessionStore {
+  const audit = (type: 'SESSION_EXPIRED' | 'LOGOUT', login: string, ip: string | undefined) => deps.audit?.record({
+    principal: login, type, address: ip, target: { type: 'user', id: login }, data: ip ? { remoteAddress: ip } : {},
+  });
   const ttlMs = (deps.ttlSeconds ?? SESSION_TTL_SECONDS) * 1000;
   const maxAgeMs = (deps.maxAgeSeconds ?? SESSION_MAX_AGE_SECONDS) * 1000;
   const extendAfterMs = Math.min(EXTEND_AFTER_MS, ttlMs / 2);
@@ -75,13 +84,21 @@ export function createSessionStore(deps: { db: Database; now: () => number; ttlS
   }
 
   return {
-    async load(id) {
+    async load(id, ip) {
       if (!id) return undefined;
       const row = await findLiveSession(deps.db, hashId(id), new Date(deps.now()));
-      if (!row) return undefined;
+      if (!row) {
+        // Only for a cookie that is no longer live: an expired signed-in session, audited once.
+        if (deps.audit) {
+          const expired = await deleteExpiredSession(deps.db, hashId(id), new Date(deps.now()));
+          if (expired?.userLogin) audit('SESSION_EXPIRED', expired.userLogin, ip);
+        }
+        return undefined;
+      }
       // `outlived` too: rows written before the max age existed (or under a longer one) carry a later expiry.
       if (row.userActive === false || outlived(row.authenticatedAt)) {
         await deleteSession(deps.db, row.id);
+        if (row.userActive !== false && row.userLogin) audit('SESSION_EXPIRED', row.userLogin, ip);
         return undefined;
       }
       const extended = expiry(row.authenticatedAt);
@@ -103,8 +120,9 @@ export function createSessionStore(deps: { db: Database; now: () => number; ttlS
       });
       return renewed;
     },
-    async destroy(session) {
+    async destroy(session, ip) {
       await deleteSession(deps.db, hashId(session.id));
+      if (session.userLogin) audit('LOGOUT', session.userLogin, ip);
     },
     csrfMatches(session, presented) {
       return typeof presented === 'string' && constantEquals(session.csrfToken, presented);

@@ -91,11 +91,11 @@ export interface UiGuardDeps {
 
 export function uiGuard(deps: UiGuardDeps) {
   return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const session = await deps.sessions.load(sessionIdOf(request));
+    const session = await deps.sessions.load(sessionIdOf(request), request.ip);
     let auth: MpAuth | undefined;
     if (session?.userLogin) {
       const principal = await deps.sessionAuth.principalOfUser(session.userLogin);
-      if (principal && mayUseAdminUi(principal)) auth = { ...principal, sessionId: session.id };
+      if (principal && mayUseAdminUi(principal)) auth = { ...principal, sessionId: session.id, address: request.ip };
     }
     request.mpAuth = auth ?? null;
     const lang = languageOf(undefined, request.headers['accept-language']);

@@ -17,7 +17,7 @@ import type { OAuthClientService } from '../api/oauth-clients/service.js';
 import type { ClientDetailsDtoT, ClientDetailsInputT } from '../api/oauth-clients/schemas.js';
 import { AccessDenied } from '../errors.js';
 import { hasPermission } from '../authz/oracle.js';
-import { authorize, authorizeScope, principal } from '../security/authorization.js';
+import { actorOf, authorize, authorizeScope, principal } from '../security/authorization.js';
 import { context, render } from './context.js';
 import { formRefusal } from './errors.js';
 import type { MessageKey } from './i18n.js';
@@ -180,7 +180,7 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
     // Create: empty is a public client. Edit: empty keeps the secret, unless "public client" is ticked.
     input.clientSecret = mode === 'create' ? secret || null : secret !== '' ? secret : body.publicClient !== undefined ? '' : null;
     try {
-      const saved = mode === 'create' ? await oauthClients.create(input) : await oauthClients.update(input);
+      const saved = mode === 'create' ? await oauthClients.create(input, actorOf(request)) : await oauthClients.update(input, actorOf(request));
       request.log.info({ clientId: saved.clientId, mode }, 'oauth client saved in the admin UI');
       if (!generate) return reply.redirect(`${ui.base}/oauth-clients`, 303);
       // The one time the secret is shown: this answer, never stored or cached.
@@ -231,7 +231,7 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
 
   app.post('/oauth-clients/:clientId/delete', { schema: { ...schema, params: ClientParams, body: CsrfForm } }, async (request, reply) => {
     authorize(request, 'OAUTHCLIENTS.DELETE', {});
-    await oauthClients.remove(request.params.clientId);
+    await oauthClients.remove(request.params.clientId, actorOf(request));
     request.log.info({ clientId: request.params.clientId }, 'oauth client deleted in the admin UI');
     return reply.redirect(`${context(request).base}/oauth-clients`, 303);
   });

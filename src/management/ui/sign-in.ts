@@ -46,16 +46,15 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInRoutesOptions> = asyn
     const { username, password } = request.body;
     const next = safeNext(request.body.next, ui.base);
     const again = (error: string) => render(request, reply, 'login', { title: ui.t('login.title'), next, username, error }, 400);
-    const login = await signIn(username, password, request.ip);
+    // Only admin pages users are admitted; anyone else gets the wrong-password answer, so the page
+    // tells nobody that a participant's password is right. Not counted towards the limits (the
+    // password was right), but audited as a failure.
+    const login = await signIn(username, password, request.ip, async (name) => {
+      const auth = await sessionAuth.principalOfUser(name);
+      return auth !== undefined && auth !== null && mayUseAdminUi(auth);
+    });
     if (!login) {
       request.log.info('admin sign-in failed');
-      return again(ui.t('login.failed'));
-    }
-    const auth = await sessionAuth.principalOfUser(login);
-    if (!auth || !mayUseAdminUi(auth)) {
-      // The wrong-password answer, so the page tells nobody that a participant's password is right.
-      // Not counted as a failure: the password was right (only a wrong one counts towards the limits).
-      request.log.info({ login }, 'admin sign-in refused: not an admin pages user');
       return again(ui.t('login.failed'));
     }
     const renewed = await sessions.renew({ ...session, userLogin: login, authenticatedAt: new Date(now()), pending: null });
@@ -66,7 +65,7 @@ export const signInRoutes: FastifyPluginAsyncTypebox<SignInRoutesOptions> = asyn
 
   app.post('/logout', { schema: { ...schema, body: CsrfForm } }, async (request, reply) => {
     const ui = context(request);
-    await sessions.destroy(ui.session!);
+    await sessions.destroy(ui.session!, request.ip);
     clearSessionCookie(request, reply, `${ui.base}/`);
     return reply.redirect(`${ui.base}/login`, 303);
   });

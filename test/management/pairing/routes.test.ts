@@ -114,6 +114,14 @@ describe('the questionnaire app enrolment (clients.md §1.2)', () => {
     expect(pairingClaims).toMatchObject({ user_name: login, client_id: 'aRMT', grant_type: 'authorization_code', ati: expect.any(String) });
     const [fetched] = await db.select().from(metaTokens).where(eq(metaTokens.tokenName, name));
     expect(fetched!.fetched).toBe(true);
+    // The audit trail: made by the coordinator, read by the app (issue 31 item 8); never the token's name.
+    await vi.waitFor(async () => {
+      const events = await db.select().from(auditEvents).where(eq(auditEvents.targetId, login));
+      expect(events.filter((e) => e.eventType.startsWith('META_TOKEN')).map((e) => [e.eventType, e.targetType, e.data.clientId])).toEqual([
+        ['META_TOKEN_CREATED', 'subject', 'aRMT'], ['META_TOKEN_READ', 'subject', 'aRMT'],
+      ]);
+      expect(JSON.stringify(events)).not.toContain(name);
+    });
 
     // E2: Basic `aRMT:` with an empty password.
     const first = await refresh(metaToken.body.refreshToken);

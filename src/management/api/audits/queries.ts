@@ -14,12 +14,39 @@ const sortColumns = {
   principal: auditEvents.principal, auditEventType: auditEvents.eventType, type: auditEvents.eventType,
 } as const;
 
-/** Events with `from <= event_date < until` (either bound optional), one page and the total. */
-export async function listAuditEvents(db: Executor, range: { from?: Date; until?: Date }, page: Page<AuditSort>): Promise<{ rows: AuditEventRow[]; total: number }> {
+/** Which events: `from <= event_date < until`, kind, actor, target (each optional, all must hold). */
+export interface AuditFilter {
+  from?: Date | undefined;
+  until?: Date | undefined;
+  type?: string | undefined;
+  principal?: string | undefined;
+  targetType?: string | undefined;
+  targetId?: string | undefined;
+}
+
+function whereOf(filter: AuditFilter): SQL | undefined {
   const conditions: SQL[] = [];
-  if (range.from) conditions.push(gte(auditEvents.eventDate, range.from));
-  if (range.until) conditions.push(lt(auditEvents.eventDate, range.until));
-  const where = and(...conditions);
+  if (filter.from) conditions.push(gte(auditEvents.eventDate, filter.from));
+  if (filter.until) conditions.push(lt(auditEvents.eventDate, filter.until));
+  if (filter.type) conditions.push(eq(auditEvents.eventType, filter.type));
+  if (filter.principal) conditions.push(eq(auditEvents.principal, filter.principal));
+  if (filter.targetType) conditions.push(eq(auditEvents.targetType, filter.targetType));
+  if (filter.targetId) conditions.push(eq(auditEvents.targetId, filter.targetId));
+  return and(...conditions);
+}
+
+/**
+ * Keyset page: the newest `limit` filtered events with an id below `beforeId` (all when absent),
+ * newest first. Served by the primary key, or by `audit_events_target_idx` for a target.
+ */
+export async function searchAuditEvents(db: Executor, filter: AuditFilter, beforeId: number | undefined, limit: number): Promise<AuditEventRow[]> {
+  const where = and(whereOf(filter), beforeId !== undefined ? lt(auditEvents.id, beforeId) : undefined);
+  return db.select().from(auditEvents).where(where).orderBy(desc(auditEvents.id)).limit(limit);
+}
+
+/** Filtered events, one page (offset) and the total. */
+export async function listAuditEvents(db: Executor, filter: AuditFilter, page: Page<AuditSort>): Promise<{ rows: AuditEventRow[]; total: number }> {
+  const where = whereOf(filter);
   const order = [...page.sort.map((s) => (s.direction === 'asc' ? asc : desc)(sortColumns[s.property])), asc(auditEvents.id)];
   const [rows, [total]] = await Promise.all([
     db.select().from(auditEvents).where(where).orderBy(...order).limit(page.size).offset(page.offset),

@@ -20,7 +20,7 @@ export const auditsRoutes: FastifyPluginAsyncTypebox<{ audits: AuditService }> =
 
   app.get('/audits', {
     schema: {
-      tags, summary: 'Audit events, optionally of the days fromDate to toDate', querystring: AuditsQuery,
+      tags, summary: 'Audit events, optionally of the days fromDate to toDate, of a kind, actor or target', querystring: AuditsQuery,
       response: { 200: Type.Array(AuditEventDto), ...errors },
     },
     preHandler: requireGlobalPermission('AUDIT.READ'),

@@ -25,6 +25,8 @@ import {
 } from './queries.js';
 import type { GroupDtoT, GroupInputT, GroupSubjectsPatchT, SubjectRefT } from './schemas.js';
 import type { GroupRow } from '../../schema.js';
+import { recordInTx } from '../../audit/audit-log.js';
+import { entityChangeEvent } from '../../audit/changes.js';
 
 const ENTITY = 'group';
 const OBJECT = 'groupDTO';
@@ -91,7 +93,11 @@ export function createGroupService(deps: { db: Database; now: () => number }): G
       const project = await permitted(projectName, 'PROJECT.UPDATE', actor);
       if (await findGroup(db, project.project.id, name)) throw groupExists(name, projectName);
       try {
-        return groupDto(await insertGroup(db, project.project.id, name));
+        return groupDto(await db.transaction(async (tx) => {
+          const row = await insertGroup(tx, project.project.id, name);
+          await recordInTx(tx, entityChangeEvent(actor, 'group', `${projectName}/${name}`, undefined, { ...groupDto(row) }, { projectName }));
+          return row;
+        }));
       } catch (err) {
         if (isUniqueViolation(err)) throw groupExists(name, projectName); // a concurrent create
         throw err;
@@ -106,6 +112,7 @@ export function createGroupService(deps: { db: Database; now: () => number }): G
           throw new Conflict(`Group ${groupName} has subjects. Add \`unlinkSubjects=true\` query param to confirm deletion`, ENTITY, 'error.validation');
         }
         await deleteGroup(tx, group.id);
+        await recordInTx(tx, entityChangeEvent(actor, 'group', `${projectName}/${groupName}`, { ...groupDto(group) }, undefined, { projectName }));
       });
     },
 
@@ -124,6 +131,13 @@ export function createGroupService(deps: { db: Database; now: () => number }): G
       await db.transaction(async (tx) => {
         await setSubjectsGroup(tx, group.id, toAdd, modification);
         await unsetSubjectsGroup(tx, group.id, toRemove, modification);
+        await recordInTx(tx, {
+          ...entityChangeEvent(actor, 'group', `${projectName}/${groupName}`, {}, {}, { projectName }),
+          changes: {
+            ...(added.length > 0 ? { subjectsAdded: { new: added.map((r) => r.login ?? r.id) } } : {}),
+            ...(removed.length > 0 ? { subjectsRemoved: { new: removed.map((r) => r.login ?? r.id) } } : {}),
+          },
+        });
       });
     },
   };

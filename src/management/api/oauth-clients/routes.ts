@@ -6,7 +6,7 @@
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireGlobalPermission, requireScope } from '../../security/authorization.js';
+import { actorOf, requireGlobalPermission, requireScope } from '../../security/authorization.js';
 import { ClientDetailsDto, ClientDetailsInput, ClientIdParams } from './schemas.js';
 import { ErrorVm, RadarErrorVm } from '../../http/error-schemas.js';
 import type { OAuthClientService } from './service.js';
@@ -31,7 +31,7 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
     schema: { tags, summary: 'Create an OAuth client', body: ClientDetailsInput, response: { 201: ClientDetailsDto, ...common, 409: RadarErrorVm } },
     preHandler: requireGlobalPermission('OAUTHCLIENTS.CREATE'),
   }, async (req, reply) => {
-    const created = await oauthClients.create(req.body);
+    const created = await oauthClients.create(req.body, actorOf(req));
     return reply.code(201)
       .header('location', `/api/oauth-clients/${encodeURIComponent(created.clientId)}`)
       .header(ALERT, 'managementPortalApp.oauthClient.created').header(PARAMS, created.clientId)
@@ -42,7 +42,7 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
     schema: { tags, summary: 'Update an OAuth client (403 when protected)', body: ClientDetailsInput, response: { 200: ClientDetailsDto, ...common, 404: RadarErrorVm } },
     preHandler: requireGlobalPermission('OAUTHCLIENTS.UPDATE'),
   }, async (req, reply) => {
-    const updated = await oauthClients.update(req.body);
+    const updated = await oauthClients.update(req.body, actorOf(req));
     return reply.header(ALERT, 'managementPortalApp.oauthClient.updated').header(PARAMS, updated.clientId).send(updated);
   });
 
@@ -50,7 +50,7 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
     schema: { tags, summary: 'Delete an OAuth client (403 when protected)', params: ClientIdParams, response: { 200: Type.Null({ description: 'Empty body' }), ...common, 404: RadarErrorVm } },
     preHandler: requireGlobalPermission('OAUTHCLIENTS.DELETE'),
   }, async (req, reply) => {
-    await oauthClients.remove(req.params.clientId);
+    await oauthClients.remove(req.params.clientId, actorOf(req));
     return reply.header(ALERT, 'managementPortalApp.oauthClient.deleted').header(PARAMS, req.params.clientId).send(undefined as never);
   });
 };

@@ -12,6 +12,8 @@ import { findUserByLogin } from '../../security/queries.js';
 import type { ClientStore } from '../../oauth/clients/client-store.js';
 import { hashPassword } from '../../security/passwords.js';
 import { SECRETLESS_CLIENT_CREDENTIALS, secretlessClientCredentials } from '../../oauth/clients/startup.js';
+import { recordInTx, type AuditEvent } from '../../audit/audit-log.js';
+import { entityChangeEvent, type ChangeAuthor } from '../../audit/changes.js';
 import { deleteClient, findClient, insertClient, listClients, updateClient } from '../../oauth/clients/queries.js';
 import type { ClientDetailsDtoT, ClientDetailsInputT } from './schemas.js';
 import type { OAuthClientRow } from '../../schema.js';
@@ -66,14 +68,26 @@ export interface OAuthClientService {
    * @throws Conflict `error.clientIdExists` when the id is taken (atomic: one of two racing creates wins);
    *   ErrorVmException 400 `error.clientIdIsLogin` when the id is a user's login (its user tokens would read as the client's own)
    */
-  create(input: ClientDetailsInputT): Promise<ClientDetailsDtoT>;
+  create(input: ClientDetailsInputT, author?: ChangeAuthor): Promise<ClientDetailsDtoT>;
   /**
    * Replaces every field but the secret; a non-null `clientSecret` sets a new one (empty: public).
    * @throws NotFound; Forbidden `error.oAuthClientProtected` for a protected client
    */
-  update(input: ClientDetailsInputT): Promise<ClientDetailsDtoT>;
+  update(input: ClientDetailsInputT, author?: ChangeAuthor): Promise<ClientDetailsDtoT>;
   /** @throws NotFound; Forbidden `error.oAuthClientProtected` for a protected client */
-  remove(clientId: string): Promise<void>;
+  remove(clientId: string, author?: ChangeAuthor): Promise<void>;
+}
+
+/**
+ * The audit events of a client's change: `ENTITY_*` (target `oauthClient`, its fields as the API
+ * shows them: never the secret) and `SECRET_GENERATED` when a new secret was set.
+ */
+function auditEvents(author: ChangeAuthor, before: OAuthClientRow | undefined, after: OAuthClientRow | undefined, newSecret: boolean): AuditEvent[] {
+  const clientId = (after ?? before)!.clientId;
+  const dto = (row: OAuthClientRow | undefined) => row && { ...toClientDetailsDto(row) } as Record<string, unknown>;
+  const events = [entityChangeEvent(author, 'oauthClient', clientId, dto(before), dto(after))];
+  if (newSecret) events.push({ principal: author.name, type: 'SECRET_GENERATED', address: author.address, target: { type: 'oauthClient', id: clientId }, data: { clientId } });
+  return events;
 }
 
 export function createOAuthClientService(deps: { db: Database; clients: ClientStore; log?: FastifyBaseLogger }): OAuthClientService {
@@ -100,37 +114,51 @@ export function createOAuthClientService(deps: { db: Database; clients: ClientSt
     async get(clientId) {
       return toClientDetailsDto(await existing(clientId));
     },
-    async create(input) {
+    async create(input, author) {
       if (await findUserByLogin(db, input.clientId)) {
         // ErrorVM, the body the route declares for 400.
         throw new ErrorVmException(400, 'error.clientIdIsLogin', `A user has the login ${input.clientId}; a client may not share it`);
       }
       const secret = input.clientSecret ? await hashPassword(input.clientSecret) : null;
       const row = { clientId: input.clientId, clientSecret: secret, ...columnsOf(input) };
-      if (!await insertClient(db, row)) {
-        throw new Conflict('OAuth client already exists with this id', ENTITY, 'error.clientIdExists', { client_id: input.clientId });
-      }
+      const created = await db.transaction(async (tx) => {
+        if (!await insertClient(tx, row)) {
+          throw new Conflict('OAuth client already exists with this id', ENTITY, 'error.clientIdExists', { client_id: input.clientId });
+        }
+        const inserted = (await findClient(tx, input.clientId))!;
+        if (author) await recordInTx(tx, auditEvents(author, undefined, inserted, secret !== null));
+        return inserted;
+      });
       clients.invalidate(input.clientId); // a cached "unknown client" answer
-      const created = await existing(input.clientId);
       warnIfSecretless(created);
       return toClientDetailsDto(created);
     },
-    async update(input) {
-      refuseProtected(await existing(input.clientId));
+    async update(input, author) {
+      const before = await existing(input.clientId);
+      refuseProtected(before);
       const set: Parameters<typeof updateClient>[2] = columnsOf(input);
       // Reference bug fixed: the reference re-hashed the stored hash when no new secret was sent.
       if (input.clientSecret !== undefined && input.clientSecret !== null) {
         set.clientSecret = input.clientSecret === '' ? null : await hashPassword(input.clientSecret);
       }
-      const row = await updateClient(db, input.clientId, set);
+      const row = await db.transaction(async (tx) => {
+        const updated = await updateClient(tx, input.clientId, set);
+        if (updated && author) await recordInTx(tx, auditEvents(author, before, updated, typeof set.clientSecret === 'string'));
+        return updated;
+      });
       clients.invalidate(input.clientId);
       if (!row) throw notFound(input.clientId);
       warnIfSecretless(row);
       return toClientDetailsDto(row);
     },
-    async remove(clientId) {
-      refuseProtected(await existing(clientId));
-      const deleted = await deleteClient(db, clientId);
+    async remove(clientId, author) {
+      const before = await existing(clientId);
+      refuseProtected(before);
+      const deleted = await db.transaction(async (tx) => {
+        const gone = await deleteClient(tx, clientId);
+        if (gone && author) await recordInTx(tx, auditEvents(author, before, undefined, false));
+        return gone;
+      });
       clients.invalidate(clientId);
       if (!deleted) throw notFound(clientId);
     },

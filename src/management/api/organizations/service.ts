@@ -89,7 +89,7 @@ export function createOrganizationService(deps: { db: Database; now: () => numbe
         const row = await change(tx, at);
         // Whoever may create or change an organization (a global or organization role) sees all its projects.
         const [dto] = await withProjects(tx, [row], { all: true });
-        await recordRevision(tx, actor.name, [{ entityType: 'organization', entityId: row.id, entityKey: row.name, revisionType: type, entity: dto! }], at);
+        await recordRevision(tx, actor, [{ entityType: 'organization', entityId: row.id, entityKey: row.name, revisionType: type, entity: dto! }], at);
         return dto!;
       });
     } catch (err) {

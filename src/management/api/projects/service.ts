@@ -169,7 +169,7 @@ export function createProjectService(deps: ProjectServiceDeps): ProjectService {
         });
         await setProjectSourceTypes(tx, row.id, valid.sourceTypeIds);
         const dto = await dtoOf(tx, row.id);
-        await recordRevision(tx, actor.name, [{ entityType: 'project', entityId: row.id, entityKey: row.projectName, revisionType: 'ADD', entity: dto }], at);
+        await recordRevision(tx, actor, [{ entityType: 'project', entityId: row.id, entityKey: row.projectName, revisionType: 'ADD', entity: dto }], at);
         return dto;
       });
     } catch (err) {
@@ -225,7 +225,7 @@ export function createProjectService(deps: ProjectServiceDeps): ProjectService {
         await updateProject(tx, id, { ...rowOf(valid, organization), lastModifiedBy: actor.name, lastModifiedDate: at });
         await setProjectSourceTypes(tx, id, valid.sourceTypeIds);
         const dto = await dtoOf(tx, id);
-        await recordRevision(tx, actor.name, [{ entityType: 'project', entityId: id, entityKey: valid.projectName, revisionType: 'MOD', entity: dto }], at);
+        await recordRevision(tx, actor, [{ entityType: 'project', entityId: id, entityKey: valid.projectName, revisionType: 'MOD', entity: dto }], at);
         return dto;
       });
       return { project, created: false };
@@ -241,7 +241,7 @@ export function createProjectService(deps: ProjectServiceDeps): ProjectService {
         }
         const dto = await dtoOf(tx, project.id);
         await deleteProject(tx, project.id);
-        await recordRevision(tx, actor.name, [{ entityType: 'project', entityId: project.id, entityKey: name, revisionType: 'DEL', entity: dto }], at);
+        await recordRevision(tx, actor, [{ entityType: 'project', entityId: project.id, entityKey: name, revisionType: 'DEL', entity: dto }], at);
       });
     },
   };

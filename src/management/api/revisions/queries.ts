@@ -8,6 +8,8 @@ import { asc, count, desc, eq, inArray, and } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
 import type { Page } from '../../http/paging.js';
 import { revisionChanges, revisions, type RevisionType, type RevisionRow } from '../../schema.js';
+import { recordInTx, type AuditEvent } from '../../audit/audit-log.js';
+import { entityChangeEvent, type ChangeAuthor } from '../../audit/changes.js';
 
 
 /** Sortable properties; `auditor` is the reference's name for the author (the UI sorts by it). */
@@ -54,9 +56,35 @@ export interface EntityChange {
   entity: Record<string, unknown>;
 }
 
-/** Writes one revision with its changes; returns the revision id. Call inside the change's transaction. */
-export async function recordRevision(db: Executor, author: string, changes: readonly EntityChange[], at?: Date): Promise<number> {
-  const [revision] = await db.insert(revisions).values({ author, ...(at ? { timestamp: at } : {}) }).returning({ id: revisions.id });
+export type { ChangeAuthor };
+
+/** The entity's DTO as its latest revision recorded it (before the one being written). */
+async function previousEntity(db: Executor, entityType: string, entityId: number): Promise<Record<string, unknown> | undefined> {
+  const [row] = await db.select({ entity: revisionChanges.entity }).from(revisionChanges)
+    .where(and(eq(revisionChanges.entityType, entityType), eq(revisionChanges.entityId, entityId)))
+    .orderBy(desc(revisionChanges.revisionId)).limit(1);
+  return row?.entity;
+}
+
+/**
+ * Writes one revision with its changes, and an audit event per change (`ENTITY_CREATED`,
+ * `_UPDATED`, `_DELETED`, with the fields changed since the entity's previous revision, secrets
+ * left out); returns the revision id. Call inside the change's transaction: all of it commits or
+ * rolls back with the change.
+ */
+export async function recordRevision(db: Executor, author: string | ChangeAuthor, changes: readonly EntityChange[], at?: Date): Promise<number> {
+  const who: ChangeAuthor = typeof author === 'string' ? { name: author } : author;
+  const when = at ?? new Date();
+  const events: AuditEvent[] = [];
+  for (const c of changes) {
+    const entity = JSON.parse(JSON.stringify(c.entity)) as Record<string, unknown>;
+    const before = c.revisionType === 'ADD' ? undefined : await previousEntity(db, c.entityType, c.entityId);
+    const target = c.entityKey ?? String(c.entityId);
+    events.push(c.revisionType === 'DEL'
+      ? entityChangeEvent(who, c.entityType, target, entity, undefined, { entityId: String(c.entityId) }, when)
+      : entityChangeEvent(who, c.entityType, target, c.revisionType === 'ADD' ? undefined : before ?? {}, entity, { entityId: String(c.entityId) }, when));
+  }
+  const [revision] = await db.insert(revisions).values({ author: who.name, ...(at ? { timestamp: at } : {}) }).returning({ id: revisions.id });
   if (changes.length > 0) {
     await db.insert(revisionChanges).values(changes.map((c) => ({
       revisionId: revision!.id,
@@ -67,6 +95,7 @@ export async function recordRevision(db: Executor, author: string, changes: read
       // JSON round trip: Dates become ISO strings as the API writes them.
       entity: JSON.parse(JSON.stringify(c.entity)) as Record<string, unknown>,
     })));
+    await recordInTx(db, events, when);
   }
   return revision!.id;
 }

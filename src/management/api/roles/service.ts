@@ -122,7 +122,7 @@ export function createRoleService(deps: { db: Database; now: () => number }): Ro
       if (id === undefined) throw exists(target);
       const role = (await findRoleRef(tx, id))!;
       requirePermission(actor, 'ROLE.CREATE', roleEntity(role));
-      await recordRevision(tx, authorName(actor), [roleChange(role, 'ADD')], new Date(deps.now()));
+      await recordRevision(tx, { name: authorName(actor), address: actor.address }, [roleChange(role, 'ADD')], new Date(deps.now()));
       return roleDto(role);
     });
   }
@@ -157,7 +157,7 @@ export function createRoleService(deps: { db: Database; now: () => number }): Ro
         const role = (await findRoleRef(tx, id))!;
         requirePermission(actor, 'ROLE.UPDATE', roleEntity(existing));
         requirePermission(actor, 'ROLE.UPDATE', roleEntity(role));
-        await recordRevision(tx, authorName(actor), [roleChange(role, 'MOD')], new Date(deps.now()));
+        await recordRevision(tx, { name: authorName(actor), address: actor.address }, [roleChange(role, 'MOD')], new Date(deps.now()));
         return { role: roleDto(role), created: false };
       });
     },

@@ -18,7 +18,7 @@ import type { EntityDetails } from '../../authz/oracle.js';
 import type { Actor } from '../../security/authorization.js';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../errors.js';
 import type { Page } from '../../http/paging.js';
-import { recordRevision } from '../revisions/queries.js';
+import { recordRevision, type ChangeAuthor } from '../revisions/queries.js';
 import { findSourceTypeById, findSourceTypeByKey } from '../source-types/queries.js';
 import { requireFields } from '../source-types/service.js';
 import { minimalSourceDto, type MinimalSourceDtoT, type SourceDtoT } from './dto.js';
@@ -92,7 +92,7 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
     return (await loadSourceDtos(tx, [ref!], { withProject: true }))[0]!;
   }
 
-  const revision = (tx: Executor, author: string, dto: SourceDtoT, revisionType: 'ADD' | 'MOD' | 'DEL') =>
+  const revision = (tx: Executor, author: ChangeAuthor, dto: SourceDtoT, revisionType: 'ADD' | 'MOD' | 'DEL') =>
     recordRevision(tx, author, [{ entityType: 'source', entityId: dto.id, entityKey: dto.sourceName, revisionType, entity: dto }], new Date(now()));
 
   /**
@@ -140,7 +140,7 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
         createdBy: actor.name, createdDate: at, lastModifiedBy: actor.name, lastModifiedDate: at,
       });
       const dto = await dtoOf(tx, row.id);
-      await revision(tx, actor.name, dto, 'ADD');
+      await revision(tx, actor, dto, 'ADD');
       return dto;
     });
   }
@@ -216,7 +216,7 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
           attributes: input.attributes ?? {}, lastModifiedBy: actor.name, lastModifiedDate: at,
         });
         const dto = await dtoOf(tx, existing.source.id);
-        await revision(tx, actor.name, dto, 'MOD');
+        await revision(tx, actor, dto, 'MOD');
         return dto;
       });
     },
@@ -232,7 +232,7 @@ export function createSourceService(deps: { db: Database; now: () => number }): 
         }
         const [dto] = await loadSourceDtos(tx, [ref], { withProject: true });
         await deleteSource(tx, ref.source.id);
-        await revision(tx, actor.name, dto!, 'DEL');
+        await revision(tx, actor, dto!, 'DEL');
       });
     },
   };

@@ -81,7 +81,7 @@ export async function recordSubjectRevision(tx: Executor, options: RecordOptions
     revisionType: options.revisionType, entity: options.subject,
   }];
   changes.push(...await sourceChanges(tx, options.sources ?? []));
-  await recordRevision(tx, options.actor.name, changes, options.at);
+  await recordRevision(tx, options.actor, changes, options.at);
 }
 
 /** The subject's DTO as GET returns it (full project), read inside `tx`. */

@@ -46,7 +46,7 @@ const typeParams = (type: SourceTypeRow, login: string) =>
 
 /** A source's own revision (its subject's list of sources is unchanged). */
 async function recordSourceChange(tx: Executor, row: SourceRow, login: string, actor: Actor, at: Date) {
-  await recordRevision(tx, actor.name, await sourceChanges(tx, [{ row, revisionType: 'MOD', subjectLogin: login }]), at);
+  await recordRevision(tx, actor, await sourceChanges(tx, [{ row, revisionType: 'MOD', subjectLogin: login }]), at);
 }
 
 export function createSubjectSourcesService(deps: SubjectServiceDeps): SubjectSourcesService {

@@ -207,7 +207,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
         });
         await replaceUserRoles(tx, row.id, roles.map((r) => r.id));
         const dto = userDto(row, roles.map(roleDto));
-        await recordRevision(tx, author, [userChange(dto, 'ADD'), ...resolved.filter((r) => r.created).map((r) => roleChange(r.role, 'ADD'))], at);
+        await recordRevision(tx, { name: author, address: actor.address }, [userChange(dto, 'ADD'), ...resolved.filter((r) => r.created).map((r) => roleChange(r.role, 'ADD'))], at);
         return { dto, row };
       });
       const { row } = created;
@@ -247,7 +247,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
         if (!activated) await endCredentialsOfUser(tx, row.login, at);
         else if (roles.removed) await endCredentialsOfUser(tx, row.login, at, actor.sessionId);
         const dto = userDto(row, roles.roles.map(roleDto));
-        await recordRevision(tx, author, [userChange(dto, 'MOD'), ...roles.created.map((r) => roleChange(r, 'ADD'))], at);
+        await recordRevision(tx, { name: author, address: actor.address }, [userChange(dto, 'MOD'), ...roles.created.map((r) => roleChange(r, 'ADD'))], at);
         return dto;
       });
     },
@@ -265,7 +265,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
         await deleteUserById(tx, user.id);
         // Sessions and refresh tokens name the login: a later user of the same login must not inherit them.
         await endCredentialsOfUser(tx, user.login, now());
-        await recordRevision(tx, authorName(actor), [userChange(dto, 'DEL')], now());
+        await recordRevision(tx, { name: authorName(actor), address: actor.address }, [userChange(dto, 'DEL')], now());
       });
     },
 
@@ -288,7 +288,7 @@ export function createUserService(deps: UserServiceDeps): UserService {
         if (roles.removed) await endCredentialsOfUser(tx, user.login, at, actor.sessionId);
         const row = await updateUserRow(tx, user.id, { lastModifiedBy: author, lastModifiedDate: at });
         const dto = userDto(row, roles.roles.map(roleDto));
-        await recordRevision(tx, author, [userChange(dto, 'MOD'), ...roles.created.map((r) => roleChange(r, 'ADD'))], at);
+        await recordRevision(tx, { name: author, address: actor.address }, [userChange(dto, 'MOD'), ...roles.created.map((r) => roleChange(r, 'ADD'))], at);
       });
     },
   };

@@ -57,7 +57,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
 
   /** The session a form was posted in, when the form carries its CSRF token; else 403. */
   async function postedSession(request: FastifyRequest, csrf: string | undefined): Promise<Session> {
-    const session = await sessions.load(sessionIdOf(request));
+    const session = await sessions.load(sessionIdOf(request), request.ip);
     if (!session || !sessions.csrfMatches(session, csrf)) throw new CsrfRejected();
     return session;
   }
@@ -109,7 +109,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     },
   }, async (request, reply) => {
     const pending = await authorize.validateRequest(request.query);
-    let session = await sessions.load(sessionIdOf(request));
+    let session = await sessions.load(sessionIdOf(request), request.ip);
     if (session) {
       session.pending = pending;
       await sessions.save(session);

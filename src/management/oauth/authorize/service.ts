@@ -15,6 +15,7 @@ import { allApproved, rememberAnswers, type ScopeAnswers } from './approvals.js'
 import { insertCode } from './codes.js';
 import { AccessDenied, AuthorizationPageError, AuthorizationRedirect, redirectTo, UnsupportedResponseType } from './errors.js';
 import type { FailedAttemptLimiter } from '../limiter.js';
+import type { AuditLog } from '../../audit/audit-log.js';
 import { isPkceValue } from './pkce.js';
 
 export interface AuthorizationQuery {
@@ -106,7 +107,7 @@ export interface AuthorizeService {
 }
 
 export function createAuthorizeService(deps: {
-  db: Database; clients: ClientStore; now: () => number; limiter?: FailedAttemptLimiter | undefined;
+  db: Database; clients: ClientStore; now: () => number; limiter?: FailedAttemptLimiter | undefined; audit?: AuditLog | undefined;
   /** MANAGEMENTPORTAL_OAUTH_REQUIRE_PKCE: public clients must send a code_challenge. */
   requirePkce?: boolean | undefined;
 }): AuthorizeService {
@@ -115,7 +116,7 @@ export function createAuthorizeService(deps: {
     return redirectTo(request.redirectUri, { code, state: request.state });
   }
 
-  const signIn = createPasswordSignIn(deps);
+  const signIn = createPasswordSignIn({ ...deps, via: 'OAuth sign-in page' });
 
   return {
     async validateRequest(query) {

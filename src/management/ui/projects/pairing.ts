@@ -66,7 +66,7 @@ export function qrCodeDataUrl(text: string): Promise<string> {
 
 const callerOf = (request: FastifyRequest): PairingCaller => {
   const auth = principal(request);
-  return { userName: auth.userName, check: actorOf(request).check };
+  return { userName: auth.userName, address: request.ip, check: actorOf(request).check };
 };
 
 export const pairingPageRoutes: FastifyPluginAsyncTypebox<PairingPageServices> = async (app, { projects, subjects, oauthClients, pairing }) => {
