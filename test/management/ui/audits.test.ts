@@ -18,8 +18,8 @@ describe('admin UI: audits', requires(chromiumInstalled), () => {
   it('shows the events of the chosen days, and none for days without any', async () => {
     const today = new Date().toISOString().slice(0, 10);
     await page.goto(`${ui.t.base}/audits`);
-    await page.getByLabel('From').fill(today);
-    await page.getByLabel('To').fill(today);
+    await page.getByLabel('From', { exact: true }).fill(today);
+    await page.getByLabel('To', { exact: true }).fill(today);
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL((url) => url.searchParams.get('fromDate') === today);
     const api20 = await ui.api.call('GET', `/management/audits?fromDate=${today}&toDate=${today}&size=20`, { bearer: ui.adminToken });
@@ -30,8 +30,8 @@ describe('admin UI: audits', requires(chromiumInstalled), () => {
     expect(await page.getByRole('cell', { name: 'GRANT_ACCESS_TOKEN', exact: true }).count()).toBeGreaterThan(0);
     await screenshot(page, 'audits');
 
-    await page.getByLabel('From').fill('2001-01-01');
-    await page.getByLabel('To').fill('2001-01-31');
+    await page.getByLabel('From', { exact: true }).fill('2001-01-01');
+    await page.getByLabel('To', { exact: true }).fill('2001-01-31');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL((url) => url.searchParams.get('fromDate') === '2001-01-01');
     expect(await page.getByRole('row').count()).toBe(0);
