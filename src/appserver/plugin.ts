@@ -46,7 +46,7 @@ import { createTaskService } from './tasks/service.js';
 import { taskRoutes } from './tasks/routes.js';
 import { createUploadService } from './uploads/service.js';
 import { uploadRoutes } from './uploads/routes.js';
-import { createLocalStorage, createS3Storage, prepareLocalStorage, type FileStorage } from './uploads/storage.js';
+import type { FileStorage } from './uploads/storage.js';
 
 export { seedAppserverDemoData } from './demo-data.js';
 export type { LocalTokenAuthority } from './security/setup.js';
@@ -150,6 +150,8 @@ export const appserverPlugin: FastifyPluginAsync<AppserverPluginOptions> = async
   await app.register(taskRoutes, { tasks, access });
   // The reference's `@ConditionalOnProperty(radar.file-upload.enabled)`: off, the route does not exist (404).
   if (config.fileUploadEnabled) {
+    // Loaded only when switched on: the AWS SDK alone costs about 0.2 s of every start.
+    const { createLocalStorage, createS3Storage, prepareLocalStorage } = await import('./uploads/storage.js');
     const uploadLog = app.log.child({ component: 'uploads' });
     let storage: FileStorage;
     if (config.storageType === 'local') {
