@@ -67,7 +67,7 @@ describe('transactions', () => {
     const { db, state } = counted(t.app.db.db as Database);
     const service = createMessageService(notificationCodec, { db, events: appserverEvents(t.app.events) });
     const s = await aSubject(t.app);
-    await service.listOfUser(s.projectId, s.subjectId);
+    await service.listOfUserJson(s.projectId, s.subjectId);
     await service.listOfProject(s.projectId, { all: true } as never);
     expect(state.begun).toBe(0);
   });

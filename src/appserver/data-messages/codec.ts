@@ -28,6 +28,13 @@ export const dataMessageCodec: MessageCodec<FcmDataMessageBodyT, FcmDataMessageD
     updatedAt: epochSeconds(r.updatedAt),
     dataMap: r.data,
   }),
+  // toDto's fields, for the user's list that PostgreSQL writes (test/appserver/messages/dto-json.test.ts holds them equal).
+  dtoJson: [
+    ['id', 'id'], ['scheduledTime', 'scheduledTime'], ['delivered', 'delivered'], ['ttlSeconds', 'ttlSeconds'], ['sourceId', 'sourceId'],
+    ['fcmMessageId', 'fcmMessageId'], ['fcmTopic', 'fcmTopic'], ['fcmCondition', 'fcmCondition'], ['appPackage', 'appPackage'],
+    ['sourceType', 'sourceType'], ['priority', 'priority'], ['mutableContent', 'mutableContent'], ['createdAt', 'createdAt'], ['updatedAt', 'updatedAt'],
+    ['dataMap', 'data'],
+  ],
   // Kept from the reference: a repeated data message answers 208 ALREADY_REPORTED.
   duplicate: (existing) => new AlreadyExists(`The Data Message Already exists. Please Use update endpoint (id ${existing.id})`),
 };

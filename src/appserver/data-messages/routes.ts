@@ -4,7 +4,7 @@ import type { Access } from '../security/guard.js';
 import { DataMessageFilterQuery } from '../messages/schemas.js';
 import { EmptyBody, errors, IdParams, ProjectIdParams, SubjectIdParams, SubjectParams } from '../schemas.js';
 import {
-  FcmDataMessageBody, FcmDataMessageDtoRef, FcmDataMessagesIn, FcmDataMessagesOut,
+  FcmDataMessageBody, FcmDataMessageDtoRef, FcmDataMessagesIn, FcmDataMessagesOut, FcmDataMessagesText,
   type FcmDataMessageBodyT, type FcmDataMessageDtoT,
 } from './schemas.js';
 
@@ -32,8 +32,13 @@ export const dataMessageRoutes: FastifyPluginAsyncTypebox<{ dataMessages: Messag
   }, async (req) => ({ dataMessages: await dataMessages.listOfProject(req.params.projectId, access.scope(req)) }));
 
   app.get(U, {
-    schema: { tags, summary: "A user's data messages", params: SubjectParams, response: { 200: FcmDataMessagesOut, ...errors(404) } },
-  }, async (req) => ({ dataMessages: await dataMessages.listOfUser(req.params.projectId, req.params.subjectId) }));
+    schema: { tags, summary: "A user's data messages", params: SubjectParams, response: { 200: FcmDataMessagesText, ...errors(404) } },
+  }, async (req, reply) => {
+    // PostgreSQL writes the DTOs (the response schema above documents them); a string with its
+    // content type set is sent as it is.
+    const list = await dataMessages.listOfUserJson(req.params.projectId, req.params.subjectId);
+    return reply.type('application/json; charset=utf-8').send(`{"dataMessages":${list}}`);
+  });
 
   app.post(U, {
     schema: {

@@ -7,6 +7,8 @@ export const FcmDataMessageDto = Type.Object({ ...messageDtoFields, dataMap: nul
 
 export const FcmDataMessageDtoRef = ref<typeof FcmDataMessageDto>('FcmDataMessageDto');
 export const FcmDataMessagesOut = Type.Object({ dataMessages: Type.Array(FcmDataMessageDtoRef) });
+/** The same list as JSON text (PostgreSQL writes a user's list): one schema for the document, a string for the handler. */
+export const FcmDataMessagesText = Type.Unsafe<string>(FcmDataMessagesOut);
 export const FcmDataMessagesIn = Type.Object({
   dataMessages: Type.Array(FcmDataMessageBody, { maxItems: 200 }),
 }, { additionalProperties: false });

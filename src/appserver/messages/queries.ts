@@ -207,6 +207,46 @@ export const listFilteredMessages = (db: Executor, kind: MessageKind, scope: Rea
 export const listUserMessageDtoColumns = (db: Executor, kind: MessageKind, userId: number) =>
   listed(db, and(eq(messages.kind, kind), eq(messages.userId, userId)), false);
 
+/**
+ * A DTO's fields in its order: the JSON key, the column, and `emptyIfNull` where the DTO shows
+ * `''` for a missing value (as the codecs' `toDto` does).
+ */
+export type DtoJsonFields = readonly (readonly [key: string, column: keyof ListedMessage, emptyIfNull?: 'emptyIfNull'])[];
+
+/**
+ * The SQL text expression that writes a message row as its DTO's JSON object, key by key: what
+ * `JSON.stringify(codec.toDto(row))` gives, byte for byte (test/appserver/notifications/list-body.test.ts).
+ * Instants are epoch seconds of the millisecond floor (what a JS Date keeps), written by float8out,
+ * which prints the shortest exact form as JavaScript does.
+ */
+export function dtoJsonSql(fields: DtoJsonFields): SQL {
+  const columns = getTableColumns(messages) as Record<string, PgColumn>;
+  const parts = fields.map(([key, property, emptyIfNull], i) => {
+    const column = columns[property]!;
+    const name = `"messages"."${column.name}"`;
+    const type = column.getSQLType();
+    let value: string;
+    if (type.startsWith('timestamp')) value = `(floor(extract(epoch from ${name}) * 1000)::float8 / 1000)::text`;
+    // A data map written compactly, key by key in jsonb's order: jsonb's own text has spaces.
+    else if (type === 'jsonb') value = `coalesce((select '{' || string_agg(to_json(e.key)::text || ':' || e.value::text, ',') || '}' from jsonb_each(${name}) e), case when ${name} is null then 'null' else '{}' end)`;
+    else if (type === 'text') value = emptyIfNull ? `to_json(coalesce(${name}, ''))::text` : `coalesce(to_json(${name})::text, 'null')`;
+    else value = `coalesce(${name}::text, 'null')`; // integers and booleans
+    return `'${i === 0 ? '{' : ','}${JSON.stringify(key)}:' || ${value}`;
+  });
+  return sql.raw(`${parts.join(' || ')} || '}'`);
+}
+
+/**
+ * A user's messages of a kind, oldest first, as the text of a JSON array of their DTOs, built by
+ * PostgreSQL (`dtoJsonSql`). The app reads a user's whole list; decoding the rows and serialising
+ * the DTOs in the service cost about 20 µs a message, three quarters of the list's CPU.
+ */
+export async function listUserMessagesJson(db: Executor, kind: MessageKind, userId: number, dto: SQL): Promise<string> {
+  const rows = executedRows(await db.execute(sql`select coalesce(string_agg(${dto}, ',' order by "messages"."id"), '') as "json"
+    from ${messages} where ${and(eq(messages.kind, kind), eq(messages.userId, userId))}`));
+  return `[${rows[0]!.json as string}]`;
+}
+
 /** A user's messages of a kind, whole rows, oldest first. */
 export const listUserMessages = (db: Executor, kind: MessageKind, userId: number) =>
   db.select().from(messages).where(and(eq(messages.kind, kind), eq(messages.userId, userId))).orderBy(asc(messages.id));

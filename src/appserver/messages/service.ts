@@ -29,6 +29,8 @@ export interface MessageCodec<Body, Dto> {
   /** The fields of the reference's duplicate rule. */
   dedupeFields(row: Omit<NewMessageRow, 'userId' | 'kind' | 'dedupeKey'>): unknown[];
   toDto(row: q.ListedMessage): Dto;
+  /** The same DTO, field by field, for the lists PostgreSQL writes as JSON (`q.dtoJsonSql`). */
+  dtoJson: q.DtoJsonFields;
   /** The error for a single add that repeats an existing message. */
   duplicate(existing: Dto): Error;
 }
@@ -76,6 +78,7 @@ interface Deps { db: Database; events: AppserverEventBus; clock?: () => Date }
 
 export function createMessageService<Body extends { id?: number | null }, Dto>(codec: MessageCodec<Body, Dto>, { db, events, clock = () => new Date() }: Deps) {
   const { kind, label } = codec;
+  const dtoSql = q.dtoJsonSql(codec.dtoJson);
 
   /** Tells listeners about committed state events. */
   function publish(owner: { projectId: string; subjectId: string }, changes: { messageId: number; state: MessageState; time: Date; info?: Record<string, string> | null }[]) {
@@ -113,9 +116,10 @@ export function createMessageService<Body extends { id?: number | null }, Dto>(c
       return codec.toDto(await findInScope(id, scope));
     },
 
-    async listOfUser(projectId: string, subjectId: string) {
+    /** A user's messages, oldest first, as the JSON text of their DTOs' array; 404 for an unknown user. */
+    async listOfUserJson(projectId: string, subjectId: string): Promise<string> {
       const { user } = await requireSubject(db, projectId, subjectId);
-      return (await q.listUserMessageDtoColumns(db, kind, user.id)).map(codec.toDto);
+      return q.listUserMessagesJson(db, kind, user.id, dtoSql);
     },
 
     /**

@@ -80,5 +80,16 @@ export const notificationCodec: MessageCodec<FcmNotificationBodyT, FcmNotificati
     emailBody: r.emailBody,
   }),
 
+  // toDto's fields, for the user's list that PostgreSQL writes (test/appserver/messages/dto-json.test.ts holds them equal).
+  dtoJson: [
+    ['id', 'id'], ['scheduledTime', 'scheduledTime'], ['delivered', 'delivered'], ['ttlSeconds', 'ttlSeconds'], ['sourceId', 'sourceId'],
+    ['fcmMessageId', 'fcmMessageId'], ['fcmTopic', 'fcmTopic'], ['fcmCondition', 'fcmCondition'], ['appPackage', 'appPackage'],
+    ['sourceType', 'sourceType'], ['priority', 'priority'], ['mutableContent', 'mutableContent'], ['createdAt', 'createdAt'], ['updatedAt', 'updatedAt'],
+    ['title', 'title', 'emptyIfNull'], ['body', 'body'], ['type', 'type', 'emptyIfNull'], ['additionalData', 'data'], ['sound', 'sound'],
+    ['badge', 'badge'], ['subtitle', 'subtitle'], ['icon', 'icon'], ['color', 'color'], ['bodyLocKey', 'bodyLocKey'], ['bodyLocArgs', 'bodyLocArgs'],
+    ['titleLocKey', 'titleLocKey'], ['titleLocArgs', 'titleLocArgs'], ['androidChannelId', 'androidChannelId'], ['tag', 'tag'],
+    ['clickAction', 'clickAction'], ['emailEnabled', 'emailEnabled'], ['emailTitle', 'emailTitle'], ['emailBody', 'emailBody'],
+  ],
+
   duplicate: (existing) => new NotificationAlreadyExists(existing),
 };

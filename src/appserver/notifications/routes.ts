@@ -5,7 +5,7 @@ import type { Access } from '../security/guard.js';
 import { NotificationFilterQuery, NotificationStateEventDto, StateEventBody } from '../messages/schemas.js';
 import { EmptyBody, errors, Id, IdParams, MessageIdParams, ProjectIdParams, ScheduleQuery, SubjectIdParams, SubjectParams } from '../schemas.js';
 import {
-  DuplicateNotification, FcmNotificationBody, FcmNotificationDtoRef, FcmNotificationsIn, FcmNotificationsOut,
+  DuplicateNotification, FcmNotificationBody, FcmNotificationDtoRef, FcmNotificationsIn, FcmNotificationsOut, FcmNotificationsText,
   type FcmNotificationBodyT, type FcmNotificationDtoT,
 } from './schemas.js';
 
@@ -34,8 +34,13 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ notifications: Mess
   }, async (req) => ({ notifications: await notifications.listOfProject(req.params.projectId, access.scope(req)) }));
 
   app.get(U, {
-    schema: { tags, summary: "A user's notifications", params: SubjectParams, response: { 200: FcmNotificationsOut, ...errors(404) } },
-  }, async (req) => ({ notifications: await notifications.listOfUser(req.params.projectId, req.params.subjectId) }));
+    schema: { tags, summary: "A user's notifications", params: SubjectParams, response: { 200: FcmNotificationsText, ...errors(404) } },
+  }, async (req, reply) => {
+    // PostgreSQL writes the DTOs (the response schema above documents them); a string with its
+    // content type set is sent as it is.
+    const list = await notifications.listOfUserJson(req.params.projectId, req.params.subjectId);
+    return reply.type('application/json; charset=utf-8').send(`{"notifications":${list}}`);
+  });
 
   // `/project/{projectId}/users/{subjectId}/notifications` is the seed document's spelling.
   for (const path of [U, '/project/:projectId/users/:subjectId/notifications']) {

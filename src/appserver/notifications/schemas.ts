@@ -52,6 +52,8 @@ export const FcmNotificationDto = Type.Object({
 
 export const FcmNotificationDtoRef = ref<typeof FcmNotificationDto>('FcmNotificationDto');
 export const FcmNotificationsOut = Type.Object({ notifications: Type.Array(FcmNotificationDtoRef) });
+/** The same list as JSON text (PostgreSQL writes a user's list): one schema for the document, a string for the handler. */
+export const FcmNotificationsText = Type.Unsafe<string>(FcmNotificationsOut);
 export const FcmNotificationsIn = Type.Object({
   notifications: Type.Array(FcmNotificationBody, { maxItems: 200 }),
 }, { additionalProperties: false });

@@ -100,6 +100,14 @@ describe('the message lists', () => {
       + '"createdAt":1893553445,"updatedAt":1893553445,"dataMap":null}]}');
   });
 
+  it('an empty data map is listed as the created DTO shows it', async () => {
+    const other = await aSubject(t.app, { projectId: s.projectId });
+    const created = await call(t.app, 'POST', messagingPath(other), { title: 'T', type: 'ESM', sourceId: 'src-empty', appPackage: 'p', sourceType: 'aRMT', scheduledTime: 1908977158, additionalData: {} });
+    const map = JSON.stringify((expectStatus(created, 201) as { additionalData: unknown }).additionalData);
+    expect(map).toBe('{}');
+    expect((await call(t.app, 'GET', messagingPath(other))).body).toContain(`"additionalData":${map},`);
+  });
+
   it('an empty list is an empty array; an unknown user is 404', async () => {
     const other = await aSubject(t.app, { projectId: s.projectId });
     expect((await call(t.app, 'GET', messagingPath(other))).body).toBe('{"notifications":[]}');
