@@ -8,7 +8,6 @@
  */
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
 import { BadRequest } from '../errors.js';
 import { EmptyBody, errors } from '../schemas.js';
@@ -67,6 +66,8 @@ function multipartError(err: unknown, maxBytes: number): Error {
 export const uploadRoutes: FastifyPluginAsyncTypebox<{ uploads: UploadService; maxBytes: number }> = async (app, { uploads, maxBytes }) => {
   // Only multipart in this scope: a JSON body gets 415.
   app.removeAllContentTypeParsers();
+  // Loaded here, not at the module's top: only a service with uploads enabled pays for it at start-up.
+  const { default: multipart } = await import('@fastify/multipart');
   await app.register(multipart, {
     limits: { fileSize: maxBytes, fields: 20, fieldSize: 64 * 1024, parts: 40, headerPairs: 100 },
     throwFileSizeLimit: true,

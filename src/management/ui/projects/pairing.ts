@@ -15,7 +15,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
 import { DomainError } from '../../../platform/errors.js';
 import type { OAuthClientService } from '../../api/oauth-clients/service.js';
 import type { ProjectService } from '../../api/projects/service.js';
@@ -59,8 +58,12 @@ export function isLoopback(url: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]';
 }
 
-/** The QR code of `text` as a PNG data URL. */
-export function qrCodeDataUrl(text: string): Promise<string> {
+/**
+ * The QR code of `text` as a PNG data URL. `qrcode` (with its PNG encoder, ~20 files) is loaded on
+ * the first pairing page, not at start-up (issue 30 item 5).
+ */
+export async function qrCodeDataUrl(text: string): Promise<string> {
+  const { default: QRCode } = await import('qrcode');
   return QRCode.toDataURL(text, { errorCorrectionLevel: 'M', width: QR_WIDTH, margin: QR_MARGIN, type: 'image/png' });
 }
 
