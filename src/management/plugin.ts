@@ -284,6 +284,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
         subjects: services.subjects, groups: services.groups, sources: services.sources, pairing,
       },
       notificationDesk,
+      audit,
     });
   });
 

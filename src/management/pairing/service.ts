@@ -19,7 +19,7 @@
  *   answered 500 `error.noValidPrivacyPolicyUrl`).
  */
 import { randomBytes } from 'node:crypto';
-import type { Database } from '../../platform/database.js';
+import type { Database, Executor } from '../../platform/database.js';
 import { recordInTx, type AuditLog } from '../audit/audit-log.js';
 import type { EntityDetails } from '../authz/oracle.js';
 import { AccessDenied, BadRequest, NotFound, RadarWebApplicationException } from '../errors.js';
@@ -146,11 +146,11 @@ export function createPairingService(deps: PairingDeps): PairingService {
   const portalBaseUrl = settings.managementPortalBaseUrl.replace(/\/+$/, '');
   const platformOrigin = originOf(settings.baseUrl);
 
-  async function createToken(values: { subjectId: number; clientId: string; persistent: boolean; expiryDate: Date; createdAt: Date }): Promise<string> {
+  async function createToken(tx: Executor, values: { subjectId: number; clientId: string; persistent: boolean; expiryDate: Date; createdAt: Date }): Promise<string> {
     const length = values.persistent ? LONG_NAME_LENGTH : SHORT_NAME_LENGTH;
     for (let attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
       const tokenName = newTokenName(length);
-      if (await insertMetaToken(db, { ...values, tokenName })) return tokenName;
+      if (await insertMetaToken(tx, { ...values, tokenName })) return tokenName;
     }
     throw new Error(`no free meta-token name after ${NAME_ATTEMPTS} attempts`);
   }
@@ -175,11 +175,18 @@ export function createPairingService(deps: PairingDeps): PairingService {
       const timeoutSeconds = persistent ? settings.persistentMetaTokenTimeoutSeconds : settings.metaTokenTimeoutSeconds;
       const createdAt = new Date(deps.now());
       const expiryDate = new Date(createdAt.getTime() + timeoutSeconds * 1000);
-      const tokenName = await createToken({ subjectId: subject.subjectId, clientId, persistent, expiryDate, createdAt });
-      deps.audit.record({ principal: caller.userName, type: 'PAIR_CLIENT_REQUEST', data: { client_id: clientId, subject_login: login } });
-      deps.audit.record({
-        principal: caller.userName, type: 'META_TOKEN_CREATED', address: caller.address, target: { type: 'subject', id: login },
-        data: { clientId, persistent: String(persistent), expiresAt: expiryDate.toISOString() },
+      const userName = caller.userName;
+      // The token and its events commit together (issue 31 item 8: a change's events are written in its transaction).
+      const tokenName = await db.transaction(async (tx) => {
+        const name = await createToken(tx, { subjectId: subject.subjectId, clientId, persistent, expiryDate, createdAt });
+        await recordInTx(tx, [
+          { principal: userName, type: 'PAIR_CLIENT_REQUEST', address: caller.address, target: { type: 'subject', id: login }, data: { client_id: clientId, subject_login: login } },
+          {
+            principal: userName, type: 'META_TOKEN_CREATED', address: caller.address, target: { type: 'subject', id: login },
+            data: { clientId, persistent: String(persistent), expiresAt: expiryDate.toISOString() },
+          },
+        ], createdAt);
+        return name;
       });
       return {
         tokenName,

@@ -6,6 +6,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { RequestLimiter } from '../account/limiter.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { AccountService } from '../account/service.js';
 import type { AuditService } from '../api/audits/service.js';
 import type { SourceTypeService } from '../api/source-types/service.js';
@@ -56,9 +57,11 @@ export interface AdminUiOptions {
   } & ProjectPagesServices;
   /** The app server's notifications (app.ts passes them in). */
   notificationDesk: NotificationDesk | undefined;
+  /** The audit trail's batched writer (test notifications sent). */
+  audit: AuditLog;
 }
 
-export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services, notificationDesk, hiddenSubjectFields }) => {
+export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services, notificationDesk, hiddenSubjectFields, audit }) => {
   const base = app.prefix;
   app.decorateRequest('ui', null);
   app.addHook('preValidation', uiGuard({ sessions, sessionAuth, base }));
@@ -67,7 +70,7 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(contentRoutes, { logoDir });
   await app.register(signInRoutes, { signIn, sessions, sessionAuth, now });
   await app.register(homeRoutes, { projects: services.projects });
-  await app.register(notificationPages, { projects: services.projects, desk: notificationDesk });
+  await app.register(notificationPages, { projects: services.projects, desk: notificationDesk, audit });
   await app.register(oauthClientRoutes, { oauthClients: services.oauthClients });
   await app.register(publicAccountPages, { account: services.account, sessions, resetLimiter: services.resetLimiter });
   await app.register(ownAccountPages, { account: services.account, signIn, approvals: services.approvals });

@@ -14,6 +14,8 @@ import { aProject } from '../../fixtures/management.js';
 import { managementClient } from '../../helpers/management-api.js';
 import { csrfOf, uiClient } from '../../helpers/ui-client.js';
 import { requires } from '../../helpers/requires.js';
+import { eq } from 'drizzle-orm';
+import { auditEvents } from '../../../src/management/schema.js';
 
 let stub: FcmStub;
 let t: UiTestApp;
@@ -67,6 +69,12 @@ describe('notification pages in the browser', requires(chromiumInstalled), () =>
     expect(history.map((item) => item.split(' ')[0])).toEqual(expect.arrayContaining(['ADDED', 'SCHEDULED']));
     await screenshot(page, 'notifications-user');
     await page.close();
+    // The audit trail names who sent it, from where, to whom (issue 31 item 8).
+    await until(async () => {
+      const sent = (await t.app.db.db.select().from(auditEvents).where(eq(auditEvents.eventType, 'TEST_NOTIFICATION_SENT')))
+        .filter((e) => e.targetId === subject.subjectId);
+      expect(sent).toEqual([expect.objectContaining({ principal: 'admin', targetType: 'subject', actorAddress: expect.any(String), data: expect.objectContaining({ projectId: subject.projectId, title }) })]);
+    });
   });
 });
 

@@ -8,6 +8,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ProjectService } from '../../api/projects/service.js';
+import type { AuditLog } from '../../audit/audit-log.js';
 import { NotFound } from '../../errors.js';
 import { actorOf, type Actor } from '../../security/authorization.js';
 import { context, render } from '../context.js';
@@ -23,7 +24,7 @@ const SendForm = Type.Object({
 const SentQuery = Type.Object({ sent: Type.Optional(Type.String({ maxLength: 20 })) });
 const hide = { hide: true };
 
-export const notificationPages: FastifyPluginAsyncTypebox<{ projects: ProjectService; desk: NotificationDesk | undefined }> = async (app, { projects, desk }) => {
+export const notificationPages: FastifyPluginAsyncTypebox<{ projects: ProjectService; desk: NotificationDesk | undefined; audit: AuditLog }> = async (app, { projects, desk, audit }) => {
   /** The project's organization, with 403/404 as the API answers them; then the permission on (project, subject). */
   async function check(actor: Actor, permission: string, projectId: string, subject?: string) {
     const project = await projects.get(projectId, actor);
@@ -81,6 +82,11 @@ export const notificationPages: FastifyPluginAsyncTypebox<{ projects: ProjectSer
     // with the same text are two notifications, not a duplicate.
     const sent = await sink.sendNow(projectId, subjectId, { title, body, sourceId: `managementportal-${actor.name}-${Date.now()}` });
     request.log.info({ projectId, subjectId, notificationId: sent.id, by: actor.name }, 'test notification queued');
+    // The app server stored the notification in its own transaction; the audit event follows it (batched writer).
+    audit.record({
+      principal: actor.name, type: 'TEST_NOTIFICATION_SENT', address: request.ip, target: { type: 'subject', id: subjectId },
+      data: { projectId, notificationId: String(sent.id), title },
+    });
     return reply.redirect(`${ui.base}/notifications/${encodeURIComponent(projectId)}/${encodeURIComponent(subjectId)}?sent=1`, 303);
   });
 };
