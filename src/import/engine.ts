@@ -84,6 +84,11 @@ export interface TableSpec {
   adoptByNaturalKey?: boolean;
   /** Link tables: nothing to update, the key is the whole row. */
   link?: boolean;
+  /**
+   * Columns whose update keeps a value of the target row: the SQL (aliases `t` the target row,
+   * `excluded` the incoming one) set instead of the incoming value when an existing row is written over.
+   */
+  onUpdate?: Record<string, string>;
   /** Whether `id` is a bigserial whose sequence must pass the imported ids. */
   sequence?: boolean;
   /**
@@ -267,9 +272,9 @@ async function upsert(spec: TableSpec, tx: Tx, writes: Array<Incoming & { target
   const names = spec.columns.map(([c]) => c);
   if (kept.length > 0) {
     const payload = JSON.stringify(kept.map((w) => ({ ...w.row, [keyCol]: composite(spec) ? w.row[keyCol] : w.targetKey })));
-    const update = spec.link ? 'do nothing' : `do update set ${names.filter((c) => !spec.conflict.includes(c)).map((c) => `"${c}" = excluded."${c}"`).join(', ')}`;
+    const update = spec.link ? 'do nothing' : `do update set ${names.filter((c) => !spec.conflict.includes(c)).map((c) => `"${c}" = ${spec.onUpdate?.[c] ?? `excluded."${c}"`}`).join(', ')}`;
     await tx.unsafe(
-      `insert into ${spec.target} (${colList(names)}) select ${colList(names)} from jsonb_to_recordset($1::text::jsonb) as x(${recordDef(spec.columns)})
+      `insert into ${spec.target} as t (${colList(names)}) select ${colList(names)} from jsonb_to_recordset($1::text::jsonb) as x(${recordDef(spec.columns)})
        on conflict (${colList(spec.conflict)}) ${update}`,
       [payload],
     );
