@@ -96,6 +96,11 @@ export interface TableSpec {
    * the source's index (the default filters the whole `select`).
    */
   present?: string;
+  /**
+   * How many keys one `present` query checks (default 1,000): larger for a `present` that scans a
+   * table of the source (no index there to use), so the scans stay few.
+   */
+  presentPage?: number;
 }
 
 export interface EngineOptions {
@@ -308,7 +313,7 @@ async function deleteGone(spec: TableSpec, source: Tx, tx: Tx, opts: EngineOptio
     const page = await tx<{ source_key: string; target_key: string }[]>`
       select source_key, target_key from import.imported_rows
       where source = ${opts.source} and source_table = ${spec.name} and source_key > ${after}
-      order by source_key limit 1000`;
+      order by source_key limit ${spec.presentPage ?? 1000}`;
     if (page.length === 0) return;
     after = page.at(-1)!.source_key;
     const keys = page.map((p) => p.source_key);

@@ -33,17 +33,25 @@ const sentList = `(${SENT_STATES.map((s) => `'${s}'`).join(', ')})`;
 /** An ISO-8601 duration PostgreSQL's `interval` reads (`P30D`, `PT12H`, `P1Y2M`, `P2W`). */
 export const ISO_PERIOD = /^P(?=\d|T\d)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/;
 
-/**
- * Whether a message of `table` (alias `m`, events in `events` keyed by `fk`) is imported: not
- * sent, or sent and scheduled within the history period.
+/*
+ * The reference has no index on its child tables' foreign keys (state events, FCM data,
+ * attributes): every child table is read once, grouped, and hash-joined to its parent, never
+ * looked up per parent row (which would scan it once per row).
  */
-const messageFilter = (events: string, fk: string, history: string | null) => {
-  const unsent = `not exists (select 1 from ${events} e where e.${fk} = m.id and e.state in ${sentList})`;
-  return history ? `(${unsent} or m.scheduled_time >= (now() at time zone 'UTC') - interval '${history}')` : unsent;
-};
-/** EXECUTED when any sent-state event is not ERRORED, ERRORED when all are, else SCHEDULED (to be sent here). */
-const deliveryState = (events: string, fk: string) => `coalesce((select case when count(*) = 0 then null when bool_or(e.state <> 'ERRORED') then 'EXECUTED' else 'ERRORED' end
-  from ${events} e where e.${fk} = m.id and e.state in ${sentList}), 'SCHEDULED') as state`;
+
+/**
+ * `s`: the sent state of each message of `events` (keyed by `fk`) that has one, EXECUTED when
+ * any of its sent-state events is not ERRORED, ERRORED when all are. `only` limits the scan to
+ * the ids of that SQL array.
+ */
+const sentJoin = (events: string, fk: string, only?: string) => `left join (select se.${fk} as message_id,
+    case when bool_or(se.state <> 'ERRORED') then 'EXECUTED' else 'ERRORED' end as sent_state
+    from ${events} se where se.state in ${sentList}${only ? ` and se.${fk} = any(${only})` : ''} group by se.${fk}) s on s.message_id = m.id`;
+/** Whether a message (alias `m`, joined to `s`) is imported: not sent, or scheduled within the history period. */
+const messageFilter = (history: string | null) =>
+  (history ? `(s.message_id is null or m.scheduled_time >= (now() at time zone 'UTC') - interval '${history}')` : 's.message_id is null');
+/** A `present` page's keys are many (the grouped scan above runs once a page). */
+const PRESENT_PAGE = 50_000;
 
 /** The reference stored `Europe/London`, or an offset (a DOUBLE until 2020, so `7200` or `7200.0`). */
 export function normalizeTimezone(value: unknown): string {
@@ -92,14 +100,17 @@ const MESSAGE_EVENTS: Array<[string, string]> = [
 const NOTIFICATION_ONLY = ['title', 'body', 'type', 'sound', 'badge', 'subtitle', 'icon', 'color', 'body_loc_key', 'body_loc_args',
   'title_loc_key', 'title_loc_args', 'android_channel_id', 'tag', 'click_action', 'email_title', 'email_body'];
 
-const byId = (table: string, where = 'true') => `select m.id::text as _key from ${table} m where m.id = any($1::text[]::bigint[]) and ${where}`;
+/** The keys of `table`'s messages (of the page `$1`) the source still has and the import takes. */
+const presentMessages = (table: string, events: string, fk: string, history: string | null) =>
+  `select m.id::text as _key from ${table} m ${sentJoin(events, fk, '$1::text[]::bigint[]')}
+    where m.id = any($1::text[]::bigint[]) and ${messageFilter(history)}`;
 
-/** The columns both message tables share, read from alias `m`. */
-const messageColumns = (events: string, fk: string) => `m.id::text as _key, m.id, m.user_id,
+/** The columns both message tables share, read from alias `m` (and `s`, sentJoin). */
+const messageColumns = () => `m.id::text as _key, m.id, m.user_id,
   (select t.id from tasks t where t.id = m.task_id) as task_id, coalesce(m.source_id, '') as source_id, ${utc('m.scheduled_time', 'scheduled_time')},
   coalesce(m.ttl_seconds, 0) as ttl_seconds, coalesce(m.fcm_message_id, m.id::text) as fcm_message_id, m.fcm_topic, m.fcm_condition, m.delivered,
   coalesce(m.app_package, '') as app_package, coalesce(m.source_type, '') as source_type, upper(m.priority) as priority,
-  coalesce(m.mutable_content, false) as mutable_content, ${deliveryState(events, fk)},
+  coalesce(m.mutable_content, false) as mutable_content, coalesce(s.sent_state, 'SCHEDULED') as state,
   ${utc('m.created_at', 'created_at')}, ${utc('m.updated_at', 'updated_at')}`;
 
 /**
@@ -123,10 +134,11 @@ const eventSpec = (name: string, parent: string, fk: string, history: string | n
   name, target: 'appserver.message_state_events', columns: MESSAGE_EVENTS, conflict: ['id'], sequence: true,
   select: `select e.id::text as _key, e.id, e.${fk} as message_id, e.state, ${utc('e.time', 'time')}, e.associated_info,
       (e.state in ${EXTERNAL_STATES} or (e.state = 'ERRORED' and coalesce(e.associated_info, '') not like '%Could not transmit a message%')) as external
-    from ${name} e join ${parent} m on m.id = e.${fk}
-    where ${messageFilter(name, fk, history)} order by e.id`,
-  present: `select e.id::text as _key from ${name} e join ${parent} m on m.id = e.${fk}
-    where e.id = any($1::text[]::bigint[]) and ${messageFilter(name, fk, history)}`,
+    from ${name} e join ${parent} m on m.id = e.${fk} ${sentJoin(name, fk)}
+    where ${messageFilter(history)} order by e.id`,
+  present: `select e.id::text as _key from ${name} e join ${parent} m on m.id = e.${fk} ${sentJoin(name, fk)}
+    where e.id = any($1::text[]::bigint[]) and ${messageFilter(history)}`,
+  presentPage: PRESENT_PAGE,
   map: (row, ids) => ({ ...pick(row, MESSAGE_EVENTS), message_id: map(ids, 'messages', row.message_id) }),
 });
 
@@ -148,10 +160,13 @@ export function appserverTables(history: string | null): TableSpec[] {
       name: 'users', target: 'appserver.users', columns: USERS, conflict: ['id'], sequence: true,
       select: `select u.id::text as _key, u.id, u.project_id, u.subject_id, u.fcm_token,
           (coalesce(u.enrolment_date, u.created_at) at time zone 'UTC') as enrolment_date, u.timezone, u.language, u.email,
-          (select coalesce(jsonb_object_agg(a.key, a.value), '{}'::jsonb) from attributes_map a where a.user_id = u.id and a.key is not null) as attributes,
+          coalesce(aa.attributes, '{}'::jsonb) as attributes,
           ${utc('um.last_opened', 'last_opened')}, ${utc('um.last_delivered', 'last_delivered')},
           ${utc('u.created_at', 'created_at')}, ${utc('u.updated_at', 'updated_at')}
-        from users u left join user_metrics um on um.id = u.usermetrics_id order by u.id`,
+        from users u left join user_metrics um on um.id = u.usermetrics_id
+        left join (select a.user_id, jsonb_object_agg(a.key, a.value) as attributes from attributes_map a where a.key is not null group by a.user_id) aa
+          on aa.user_id = u.id
+        order by u.id`,
       present: 'select id::text as _key from users where id = any($1::text[]::bigint[])',
       naturalKey: '((t.project_id = x.project_id and t.subject_id = x.subject_id) or t.fcm_token = x.fcm_token)',
       map: (row, ids) => ({ ...pick(row, USERS), project_id: map(ids, 'projects', row.project_id), timezone: normalizeTimezone(row.timezone) }),
@@ -178,23 +193,27 @@ export function appserverTables(history: string | null): TableSpec[] {
     },
     {
       name: 'notifications', target: 'appserver.messages', columns: MESSAGES, conflict: ['id'], sequence: true, onUpdate: KEEP_SENT,
-      select: `select ${messageColumns('notification_state_events', 'notification_id')},
-          (select jsonb_object_agg(d.additional_key, d.additional_value) from notification_additional_data d
-            where d.notification_id = m.id and d.additional_key is not null) as data,
-          m.title, m.body, m.type, m.sound, m.badge, m.subtitle, m.icon, m.color, m.body_loc_key, m.body_loc_args, m.title_loc_key,
+      select: `select ${messageColumns()}, dd.data, m.title, m.body, m.type, m.sound, m.badge, m.subtitle, m.icon, m.color, m.body_loc_key, m.body_loc_args, m.title_loc_key,
           m.title_loc_args, m.android_channel_id, m.tag, m.click_action, coalesce(m.email_enabled, false) as email_enabled, m.email_title, m.email_body
-        from notifications m where ${messageFilter('notification_state_events', 'notification_id', history)} order by m.id`,
-      present: byId('notifications', messageFilter('notification_state_events', 'notification_id', history)),
+        from notifications m ${sentJoin('notification_state_events', 'notification_id')}
+        left join (select d.notification_id, jsonb_object_agg(d.additional_key, d.additional_value) as data from notification_additional_data d
+          where d.additional_key is not null group by d.notification_id) dd on dd.notification_id = m.id
+        where ${messageFilter(history)} order by m.id`,
+      present: presentMessages('notifications', 'notification_state_events', 'notification_id', history),
+      presentPage: PRESENT_PAGE,
       naturalKey: `t.user_id = x.user_id and t.kind = x.kind and t.dedupe_key = x.dedupe_key`,
       map: mapMessage('notification'),
     },
     eventSpec('notification_state_events', 'notifications', 'notification_id', history),
     {
       name: 'data_messages', target: 'appserver.messages', columns: MESSAGES, conflict: ['id'], sequence: true, onUpdate: KEEP_SENT,
-      select: `select ${messageColumns('data_message_state_events', 'data_message_id')},
-          (select jsonb_object_agg(d.key, d.value) from data_message_map d where d.data_message_id = m.id and d.key is not null) as data
-        from data_messages m where ${messageFilter('data_message_state_events', 'data_message_id', history)} order by m.id`,
-      present: byId('data_messages', messageFilter('data_message_state_events', 'data_message_id', history)),
+      select: `select ${messageColumns()}, dd.data
+        from data_messages m ${sentJoin('data_message_state_events', 'data_message_id')}
+        left join (select d.data_message_id, jsonb_object_agg(d.key, d.value) as data from data_message_map d
+          where d.key is not null group by d.data_message_id) dd on dd.data_message_id = m.id
+        where ${messageFilter(history)} order by m.id`,
+      present: presentMessages('data_messages', 'data_message_state_events', 'data_message_id', history),
+      presentPage: PRESENT_PAGE,
       naturalKey: `t.user_id = x.user_id and t.kind = x.kind and t.dedupe_key = x.dedupe_key`,
       map: mapMessage('data'),
     },

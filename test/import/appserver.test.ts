@@ -267,6 +267,10 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
       { id: 515, state: 'ERRORED', external: false }, { id: 610, state: 'EXECUTED', external: false },
     ]);
 
+    const verified = await verifyImport({ target: { kind: 'postgres', url: other.url, poolSize: 1 }, appserver: source.url, history: 'P30D' });
+    expect(Object.fromEntries(Object.entries(verified.tables).filter(([, t]) => t.mismatches.length > 0))).toEqual({});
+    expect(verified.tables['appserver.notifications']).toMatchObject({ sourceRows: 5 + BULK, importedRows: 5 + BULK });
+
     const stub = await startFcmStub();
     try {
       await withApp(other.url, { SCHEDULER_ENABLED: 'true', SCHEDULER_TICK_MS: '100', FCM_EMULATOR_HOST: stub.host, FCM_PROJECT_ID: 'stub-project' }, async () => {
