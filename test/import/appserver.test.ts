@@ -13,7 +13,7 @@ import postgres, { type Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
-import { runImport, type ImportOptions } from '../../src/import/run.js';
+import { runImport, TargetNotNew, type ImportOptions } from '../../src/import/run.js';
 import { verifyImport } from '../../src/import/verify.js';
 import { until } from '../helpers/eventually.js';
 import { startFcmStub } from '../helpers/fcm-stub.js';
@@ -297,6 +297,15 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     } finally {
       await source.sql`update notifications set body = null where id = 501`;
     }
+  });
+
+  it('refuses a target whose app server holds rows of its own, and a --history that is no ISO-8601 period', async () => {
+    const used = await database('migrated');
+    opened.push(used.sql);
+    await used.sql`insert into appserver.projects (project_id) values ('elsewhere')`;
+    await expect(importInto(used.url, source.url)).rejects.toThrow(TargetNotNew);
+    await expect(importInto(used.url, source.url)).rejects.toThrow('appserver.projects: 1 rows');
+    await expect(importInto(target.url, source.url, { history: '30 days' })).rejects.toThrow('--history: an ISO-8601 period such as P30D, got 30 days');
   });
 
   it('npm run import killed with SIGKILL half-way and run again equals one uninterrupted run', async () => {
