@@ -1,6 +1,6 @@
 /**
- * `npm run import -- --managementportal <postgres-url> [--appserver <postgres-url>] [--dry-run]
- * [--overwrite] [--report file.json] [--batch-size n]`, and `… --verify [--sample n]` after an
+ * `npm run import -- [--managementportal <postgres-url>] [--appserver <postgres-url>] [--dry-run]
+ * [--overwrite] [--history <ISO-8601 period>] [--report file.json] [--batch-size n]`, and `… --verify [--sample n]` after an
  * import: the switch-over importer's process entry
  * (issue 32). Its own entry, never loaded by the service (`src/main.ts` does not import it).
  *
@@ -17,11 +17,12 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from '../config.js';
 import { DEFAULT_ENV_FILE, loadDotEnv } from '../dotenv.js';
 import { redactUrl } from '../platform/database.js';
+import { ISO_PERIOD } from './radar-appserver.js';
 import { runImport, TargetNotNew, type ImportReport } from './run.js';
 import { verifyImport, type VerifyReport } from './verify.js';
 
-const USAGE = 'usage: npm run import -- --managementportal <postgres-url> [--appserver <postgres-url>] [--dry-run] [--overwrite] [--report file.json] [--batch-size n]\n' +
-  '       npm run import -- --verify --managementportal <postgres-url> [--sample n] [--report file.json]';
+const USAGE = 'usage: npm run import -- [--managementportal <postgres-url>] [--appserver <postgres-url>] [--dry-run] [--overwrite] [--history P30D] [--report file.json] [--batch-size n]\n' +
+  '       npm run import -- --verify [--managementportal <postgres-url>] [--appserver <postgres-url>] [--history P30D] [--sample n] [--report file.json]';
 
 function fail(code: number, message: string): never {
   process.stderr.write(`${message}\n`);
@@ -36,6 +37,7 @@ function parse() {
       appserver: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       overwrite: { type: 'boolean', default: false },
+      history: { type: 'string' },
       report: { type: 'string' },
       'batch-size': { type: 'string', default: '500' },
       verify: { type: 'boolean', default: false },
@@ -59,6 +61,7 @@ const batchSize = Number(args['batch-size']);
 if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) fail(2, '--batch-size: an integer from 1 to 10000');
 const sample = Number(args.sample);
 if (!Number.isInteger(sample) || sample < 0 || sample > 1_000_000) fail(2, '--sample: an integer from 0 to 1000000');
+if (args.history !== undefined && !ISO_PERIOD.test(args.history)) fail(2, `--history: an ISO-8601 period such as P30D, got ${args.history}`);
 for (const [name, url] of [['--managementportal', args.managementportal], ['--appserver', args.appserver]] as const) {
   if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) fail(2, `${name}: a postgres:// URL, got ${redactUrl(url)}`);
 }
@@ -78,7 +81,7 @@ if (config.database.kind !== 'postgres') fail(78, 'DATABASE_URL: the import need
 if (args.verify) {
   let verification: VerifyReport;
   try {
-    verification = await verifyImport({ target: config.database, managementportal: args.managementportal, appserver: args.appserver, sample });
+    verification = await verifyImport({ target: config.database, managementportal: args.managementportal, appserver: args.appserver, sample, history: args.history });
   } catch (err) {
     fail(1, `verify failed: ${(err as Error).message}`);
   }
@@ -109,6 +112,7 @@ try {
     appserver: args.appserver,
     dryRun: args['dry-run'],
     overwrite: args.overwrite,
+    history: args.history,
     batchSize,
     log,
     progress,

@@ -84,6 +84,11 @@ export interface TableSpec {
   adoptByNaturalKey?: boolean;
   /** Link tables: nothing to update, the key is the whole row. */
   link?: boolean;
+  /**
+   * Columns whose update keeps a value of the target row: the SQL (aliases `t` the target row,
+   * `excluded` the incoming one) set instead of the incoming value when an existing row is written over.
+   */
+  onUpdate?: Record<string, string>;
   /** Whether `id` is a bigserial whose sequence must pass the imported ids. */
   sequence?: boolean;
   /**
@@ -91,6 +96,11 @@ export interface TableSpec {
    * the source's index (the default filters the whole `select`).
    */
   present?: string;
+  /**
+   * How many keys one `present` query checks (default 1,000): larger for a `present` that scans a
+   * table of the source (no index there to use), so the scans stay few.
+   */
+  presentPage?: number;
 }
 
 export interface EngineOptions {
@@ -267,9 +277,9 @@ async function upsert(spec: TableSpec, tx: Tx, writes: Array<Incoming & { target
   const names = spec.columns.map(([c]) => c);
   if (kept.length > 0) {
     const payload = JSON.stringify(kept.map((w) => ({ ...w.row, [keyCol]: composite(spec) ? w.row[keyCol] : w.targetKey })));
-    const update = spec.link ? 'do nothing' : `do update set ${names.filter((c) => !spec.conflict.includes(c)).map((c) => `"${c}" = excluded."${c}"`).join(', ')}`;
+    const update = spec.link ? 'do nothing' : `do update set ${names.filter((c) => !spec.conflict.includes(c)).map((c) => `"${c}" = ${spec.onUpdate?.[c] ?? `excluded."${c}"`}`).join(', ')}`;
     await tx.unsafe(
-      `insert into ${spec.target} (${colList(names)}) select ${colList(names)} from jsonb_to_recordset($1::text::jsonb) as x(${recordDef(spec.columns)})
+      `insert into ${spec.target} as t (${colList(names)}) select ${colList(names)} from jsonb_to_recordset($1::text::jsonb) as x(${recordDef(spec.columns)})
        on conflict (${colList(spec.conflict)}) ${update}`,
       [payload],
     );
@@ -303,7 +313,7 @@ async function deleteGone(spec: TableSpec, source: Tx, tx: Tx, opts: EngineOptio
     const page = await tx<{ source_key: string; target_key: string }[]>`
       select source_key, target_key from import.imported_rows
       where source = ${opts.source} and source_table = ${spec.name} and source_key > ${after}
-      order by source_key limit 1000`;
+      order by source_key limit ${spec.presentPage ?? 1000}`;
     if (page.length === 0) return;
     after = page.at(-1)!.source_key;
     const keys = page.map((p) => p.source_key);

@@ -14,6 +14,7 @@ import type { Sql } from 'postgres';
 import type { DatabaseConfig } from '../config.js';
 import { openDatabase, redactUrl } from '../platform/database.js';
 import { IdMap, importTable, type TableReport, type TableSpec, type Tx } from './engine.js';
+import { appserverTables } from './radar-appserver.js';
 import { MANAGEMENTPORTAL_TABLES } from './managementportal.js';
 
 export interface ImportOptions {
@@ -23,6 +24,8 @@ export interface ImportOptions {
   appserver?: string;
   dryRun?: boolean;
   overwrite?: boolean;
+  /** `--history`: sent Appserver messages scheduled within this ISO-8601 period come too (default none). */
+  history?: string;
   batchSize?: number;
   log: FastifyBaseLogger;
   progress?: (table: string, rows: number, seconds: number) => void;
@@ -46,12 +49,18 @@ export class TargetNotNew extends Error {}
 
 /** Built-in and dev demo rows a new installation may hold (managementportal.md §9, demo-data.ts). */
 const BUILT_IN_LOGINS = `(login = any(array['admin', 'padmin', 'padmin2', 'oadmin']) or login ~ '^sub-[0-9]+$')`;
-const NEW_INSTALLATION_CHECKS: Array<{ table: string; sourceTable: string; builtIn: string }> = [
-  { table: 'management.users', sourceTable: 'radar_user', builtIn: BUILT_IN_LOGINS },
-  { table: 'management.organizations', sourceTable: 'radar_organization', builtIn: `name = 'main'` },
-  { table: 'management.projects', sourceTable: 'project', builtIn: `project_name in ('radar', 'Radar-Pilot-01')` },
-  { table: 'management.subjects', sourceTable: 'subject', builtIn: `user_id in (select id from management.users where ${BUILT_IN_LOGINS})` },
-  { table: 'management.sources', sourceTable: 'radar_source', builtIn: `source_name = 'source-1'` },
+/** The app server's dev demo data (appserver/demo-data.ts): project `radar`, its users and their messages. */
+const DEMO_APP_USERS = `user_id in (select u.id from appserver.users u join appserver.projects p on p.id = u.project_id where p.project_id = 'radar')`;
+const NEW_INSTALLATION_CHECKS: Array<{ table: string; source: string; sourceTables: string[]; builtIn: string }> = [
+  { table: 'management.users', source: 'managementportal', sourceTables: ['radar_user'], builtIn: BUILT_IN_LOGINS },
+  { table: 'management.organizations', source: 'managementportal', sourceTables: ['radar_organization'], builtIn: `name = 'main'` },
+  { table: 'management.projects', source: 'managementportal', sourceTables: ['project'], builtIn: `project_name in ('radar', 'Radar-Pilot-01')` },
+  { table: 'management.subjects', source: 'managementportal', sourceTables: ['subject'], builtIn: `user_id in (select id from management.users where ${BUILT_IN_LOGINS})` },
+  { table: 'management.sources', source: 'managementportal', sourceTables: ['radar_source'], builtIn: `source_name = 'source-1'` },
+  { table: 'appserver.projects', source: 'appserver', sourceTables: ['projects'], builtIn: `project_id = 'radar'` },
+  { table: 'appserver.users', source: 'appserver', sourceTables: ['users'], builtIn: `project_id in (select id from appserver.projects where project_id = 'radar')` },
+  { table: 'appserver.messages', source: 'appserver', sourceTables: ['notifications', 'data_messages'], builtIn: DEMO_APP_USERS },
+  { table: 'appserver.tasks', source: 'appserver', sourceTables: ['tasks'], builtIn: DEMO_APP_USERS },
 ];
 
 /**
@@ -63,8 +72,8 @@ export async function foreignRows(target: Sql): Promise<string[]> {
   for (const check of NEW_INSTALLATION_CHECKS) {
     const [row] = await target.unsafe<Array<{ n: string }>>(
       `select count(*)::text as n from ${check.table} t where not (${check.builtIn})
-       and not exists (select 1 from import.imported_rows b where b.source = 'managementportal' and b.source_table = $1 and b.target_key = t.id::text)`,
-      [check.sourceTable],
+       and not exists (select 1 from import.imported_rows b where b.source = $1 and b.source_table = any($2::text[]) and b.target_key = t.id::text)`,
+      [check.source, check.sourceTables],
     );
     if (row && row.n !== '0') found.push(`${check.table}: ${row.n} rows`);
   }
@@ -75,7 +84,7 @@ class DryRunRollback extends Error {}
 
 export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   if (!opts.managementportal && !opts.appserver) throw new Error('nothing to import: give --managementportal and/or --appserver');
-  if (opts.appserver) throw new Error('--appserver: importing RADAR-Appserver is not implemented yet (issue 32 item 3)');
+  const appserverSpecs = appserverTables(opts.history ?? null);
   const startedAt = new Date();
   const runId = randomUUID();
   const dryRun = opts.dryRun ?? false;
@@ -95,6 +104,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   });
   const sources: Record<string, string> = {};
   if (opts.managementportal) sources.managementportal = redactUrl(opts.managementportal);
+  if (opts.appserver) sources.appserver = redactUrl(opts.appserver);
   const tables: ImportReport['tables'] = {};
   try {
     const foreign = await foreignRows(target);
@@ -104,12 +114,15 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
     if (!dryRun) await target`insert into import.runs (id, sources) values (${runId}, ${target.json(sources)})`;
 
     const ids = new IdMap();
+    const settings = { dryRun, overwrite: opts.overwrite ?? false, batchSize: opts.batchSize ?? 500, ids, progress: opts.progress };
     const work = async (run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>) => {
       if (opts.managementportal) {
         await loadIdMap(target, 'managementportal', MANAGEMENTPORTAL_TABLES, ids);
-        await importSource('managementportal', opts.managementportal, MANAGEMENTPORTAL_TABLES, run, tables, {
-          dryRun, overwrite: opts.overwrite ?? false, batchSize: opts.batchSize ?? 500, ids, progress: opts.progress,
-        });
+        await importSource('managementportal', opts.managementportal, MANAGEMENTPORTAL_TABLES, run, tables, settings);
+      }
+      if (opts.appserver) {
+        await loadIdMap(target, 'appserver', appserverSpecs, ids);
+        await importSource('appserver', opts.appserver, appserverSpecs, run, tables, settings);
       }
     };
     if (dryRun) {

@@ -7,6 +7,7 @@
 import type { Sql } from 'postgres';
 import type { DatabaseConfig } from '../config.js';
 import { IdMap, type Row, type TableSpec, type Tx } from './engine.js';
+import { appserverTables } from './radar-appserver.js';
 import { MANAGEMENTPORTAL_TABLES } from './managementportal.js';
 
 export interface TableVerification {
@@ -30,24 +31,30 @@ const targetKeyOf = (spec: TableSpec) => (composite(spec)
 
 export async function verifyImport(opts: {
   target: Extract<DatabaseConfig, { kind: 'postgres' }>; managementportal?: string; appserver?: string; sample?: number;
+  /** The `--history` the import ran with (which sent Appserver messages it took). */
+  history?: string;
 }): Promise<VerifyReport> {
-  if (opts.appserver) throw new Error('--appserver: importing RADAR-Appserver is not implemented yet (issue 32 item 3)');
+  const sources: Array<[string, string | undefined, TableSpec[]]> = [
+    ['managementportal', opts.managementportal, MANAGEMENTPORTAL_TABLES],
+    ['appserver', opts.appserver, appserverTables(opts.history ?? null)],
+  ];
   const { default: postgres } = await import('postgres');
   const target = postgres(opts.target.url, { max: 1, username: opts.target.username, password: opts.target.password, onnotice: () => {} });
   const tables: Record<string, TableVerification> = {};
   try {
-    if (opts.managementportal) {
-      const source = postgres(opts.managementportal, { max: 1, onnotice: () => {} });
+    for (const [name, url, specs] of sources) {
+      if (!url) continue;
+      const source = postgres(url, { max: 1, onnotice: () => {} });
       try {
         await source.begin('isolation level repeatable read read only', async (src) => {
           await target.begin('isolation level repeatable read read only', async (tgt) => {
             const ids = new IdMap();
             const rows = await tgt<Array<{ source_table: string; source_key: string; target_key: string }>>`
-              select source_table, source_key, target_key from import.imported_rows where source = 'managementportal' and source_key <> target_key`;
-            const targetOf = new Map(MANAGEMENTPORTAL_TABLES.map((s) => [s.name, s.target]));
+              select source_table, source_key, target_key from import.imported_rows where source = ${name} and source_key <> target_key`;
+            const targetOf = new Map(specs.map((s) => [s.name, s.target]));
             for (const r of rows) if (targetOf.has(r.source_table)) ids.set(targetOf.get(r.source_table)!, r.source_key, r.target_key);
-            for (const spec of MANAGEMENTPORTAL_TABLES) {
-              tables[`managementportal.${spec.name}`] = await verifyTable(spec, src as unknown as Tx, tgt as unknown as Tx, ids, opts.sample ?? 1000);
+            for (const spec of specs) {
+              tables[`${name}.${spec.name}`] = await verifyTable(name, spec, src as unknown as Tx, tgt as unknown as Tx, ids, opts.sample ?? 1000);
             }
           });
         });
@@ -62,12 +69,12 @@ export async function verifyImport(opts: {
   return { tables, ok };
 }
 
-async function verifyTable(spec: TableSpec, source: Tx, target: Tx | Sql, ids: IdMap, sample: number): Promise<TableVerification> {
+async function verifyTable(sourceName: string, spec: TableSpec, source: Tx, target: Tx | Sql, ids: IdMap, sample: number): Promise<TableVerification> {
   const [count] = await source.unsafe<Array<{ n: number }>>(`select count(*)::int as n from (${spec.select}) q`);
   const [imported] = await target.unsafe<Array<{ n: number }>>(
-    `select count(*)::int as n from import.imported_rows b where b.source = 'managementportal' and b.source_table = $1
+    `select count(*)::int as n from import.imported_rows b where b.source = $2 and b.source_table = $1
        and exists (select 1 from ${spec.target} t where ${targetKeyOf(spec)} = b.target_key)`,
-    [spec.name],
+    [spec.name, sourceName],
   );
   const result: TableVerification = { sourceRows: count!.n, importedRows: imported!.n, sampled: 0, mismatches: [] };
   if (result.sourceRows !== result.importedRows) {
@@ -95,9 +102,9 @@ async function verifyTable(spec: TableSpec, source: Tx, target: Tx | Sql, ids: I
     `select x._key as key, b.target_key is not null as imported, t.ctid is not null as present,
        ${diff ? `array_remove(array[${diff}], null)` : `'{}'::text[]`} as columns
      from jsonb_to_recordset($1::text::jsonb) as x(${cols})
-     left join import.imported_rows b on b.source = 'managementportal' and b.source_table = $2 and b.source_key = x._key
+     left join import.imported_rows b on b.source = $3 and b.source_table = $2 and b.source_key = x._key
      left join ${spec.target} t on ${targetKeyOf(spec)} = b.target_key`,
-    [JSON.stringify(incoming), spec.name],
+    [JSON.stringify(incoming), spec.name, sourceName],
   );
   for (const f of found) {
     if (!f.imported) result.mismatches.push({ key: f.key, reason: 'not imported' });
