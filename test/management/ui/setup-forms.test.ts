@@ -143,13 +143,16 @@ describe('project forms', () => {
     expect(res.status).toBe(403);
     expect((await api(`/api/projects/${form.projectName}`)).status).toBe(404);
     expect((await orgAdmin.get('/organizations/new')).status).toBe(403);
+    expect((await orgAdmin.get('/')).body).toContain('href="/managementportal/projects/new"');
+    expect((await orgAdmin.get('/organizations')).body).not.toContain('href="/managementportal/organizations/new"');
   });
 });
 
 describe('a project admin of another project', () => {
   it('gets 403 on every new form post, and nothing changes', async () => {
     const db = t.app.db.db;
-    const elsewhere = await aProjectIn(db, await anOrganization(db));
+    const elsewhereOrg = await anOrganization(db);
+    const elsewhere = await aProjectIn(db, elsewhereOrg);
     const user = await mc.userWithRole('ROLE_PROJECT_ADMIN', { project: elsewhere.projectName });
     const other = uiClient(t.app);
     expect((await other.signIn(user.login, 'Passw0rd')).status).toBe(303);
@@ -181,7 +184,11 @@ describe('a project admin of another project', () => {
     expect((await api(`/api/projects/${target.projectName}`)).body).toEqual(before.project);
     expect((await api(`/api/organizations/${newName}`)).status).toBe(404);
     expect((await api(`/api/projects/${newName}`)).status).toBe(404);
-    // Its own project's header offers no "Edit organization"; the project's "Edit" is there (PROJECT.UPDATE on it).
+    // No link to a form it may not use; its own project's "Edit project" is there (PROJECT.UPDATE on it).
+    expect((await other.get('/')).body).not.toContain('/projects/new');
+    const ownOrganization = await other.get(`/organizations/${elsewhereOrg.name}`);
+    expect(ownOrganization.status).toBe(200);
+    expect(ownOrganization.body).not.toMatch(/\/(edit|delete)"|projects\/new/);
     expect((await other.get(`/projects/${elsewhere.projectName}`)).body).toContain(`/projects/${elsewhere.projectName}/edit`);
   });
 });
