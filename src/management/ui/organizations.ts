@@ -63,7 +63,8 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<{ organizations: Orga
     const { deleted } = request.query;
     return render(request, reply, 'organizations/list', {
       title: ui.t('organizations.title'), organizations: list,
-      notice: deleted ? ui.t('orgSetup.deleted', { name: deleted }) : undefined,
+      // A notice only says what is true: a link naming an organization that is still there shows none.
+      notice: deleted && !list.some((organization) => organization.name === deleted) ? ui.t('orgSetup.deleted', { name: deleted }) : undefined,
       mayCreate: hasPermission(principal(request), 'ORGANIZATION.CREATE'),
     });
   });
@@ -101,7 +102,8 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<{ organizations: Orga
     return render(request, reply, 'organizations/detail', {
       title: organization.name, organization, admins,
       notice: notice ? t(`orgSetup.${notice}`, { name: organization.name })
-        : deletedProject ? t('projectSetup.deleted', { name: deletedProject }) : undefined,
+        : deletedProject && !organization.projects.some((project) => project.projectName === deletedProject)
+          ? t('projectSetup.deleted', { name: deletedProject }) : undefined,
       editPath: hasPermission(auth, 'ORGANIZATION.UPDATE', { organization: name }) ? `${path}/edit` : undefined,
       deletePath: hasPermission(auth, 'ORGANIZATION.DELETE', { organization: name }) ? `${path}/delete` : undefined,
       createProjectPath: hasPermission(auth, 'PROJECT.CREATE', { organization: name }) ? `${base}/projects/new?organization=${encodeURIComponent(name)}` : undefined,

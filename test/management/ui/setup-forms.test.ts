@@ -68,6 +68,9 @@ describe('organization forms', () => {
   it('refuses to delete an organization with projects (400 on the page, nothing deleted); deletes an empty one', async () => {
     const org = await anOrganization(t.app.db.db);
     const project = await aProjectIn(t.app.db.db, org);
+    // A link claiming a deletion that did not happen shows no notice.
+    expect((await ui.get(`/organizations/${org.name}?deletedProject=${project.projectName}`)).body).not.toContain('deleted.');
+    expect((await ui.get(`/organizations?deleted=${org.name}`)).body).not.toContain('deleted.');
     const refused = await submit(ui, `/organizations/${org.name}/delete`, `/organizations/${org.name}/delete`, {});
     expect(refused.status).toBe(400);
     expect(alertOf(refused.body)).toBe(`Organization ${org.name} still has 1 project(s)`);
