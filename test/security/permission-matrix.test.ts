@@ -289,6 +289,8 @@ const freshUserBeyondA = (on: 'userAC' | 'userGA') => async () => sys('POST', '/
 const freshSourceData = async () => sys('POST', '/api/source-data', { sourceDataType: 'ACCELEROMETER', sourceDataName: unique('data'), processingState: 'RAW' });
 const freshSourceType = async () => sys('POST', '/api/source-types', { producer: unique('p'), model: 'M', catalogVersion: 'v1', sourceTypeScope: 'ACTIVE', canRegisterDynamically: false });
 const freshSource = async () => sys('POST', '/api/sources', { sourceName: unique('device'), assigned: false, sourceType: { id: e4.id }, project: { id: radar.id } });
+/** A new organization without projects: only a global role reaches it (the org admin's role is on `main`). */
+const freshOrganization = async () => sys('POST', '/api/organizations', { name: unique('org'), description: 'd', location: 'l' });
 const freshClient = async () => sys('POST', '/api/oauth-clients', { clientId: unique('client'), clientSecret: 'secret', scope: ['SUBJECT.READ'], resourceIds: ['res_ManagementPortal'], authorizedGrantTypes: ['client_credentials'] });
 const freshGroup = async () => sys('POST', '/api/projects/radar/groups', { name: unique('g') });
 const typePath = (type: Json) => `/api/source-types/${encodeURIComponent(type.producer)}/${encodeURIComponent(type.model)}/${encodeURIComponent(type.catalogVersion)}`;
@@ -411,6 +413,10 @@ const ROWS: Row[] = [
   { route: 'POST /api/organizations', perm: 'ORGANIZATION.CREATE', on: 'global', body: () => ({ name: unique('org'), description: 'd', location: 'l' }), keeps: rowsOf(organizations, organizations.id) },
   { route: 'PUT /api/organizations', perm: 'ORGANIZATION.UPDATE', on: 'org', body: () => ({ ...radar.organization, projects: undefined }), watch: '/api/organizations/main' },
   { route: 'GET /api/organizations/:name', perm: 'ORGANIZATION.READ', on: 'org', path: '/api/organizations/main' },
+  {
+    route: 'DELETE /api/organizations/:name', perm: 'ORGANIZATION.DELETE', on: 'global', fresh: freshOrganization,
+    path: (o) => `/api/organizations/${o.name}`, watch: (o) => `/api/organizations/${o.name}`,
+  },
   { route: 'GET /api/organizations/:name/projects', perm: 'PROJECT.READ', on: 'org', path: '/api/organizations/main/projects' },
 
   // ── Projects (§2.3)

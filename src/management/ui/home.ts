@@ -1,10 +1,13 @@
 /**
  * `/`: the organizations the signed-in user may see, each with its projects as links to the
  * project pages. The list is the API's `GET /api/projects` for this user, grouped by organization.
+ * "Create project" is offered to who may create one somewhere (PROJECT.CREATE: a system or
+ * organization admin).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ProjectService } from '../api/projects/service.js';
-import { actorOf } from '../security/authorization.js';
+import { referentsOf } from '../authz/oracle.js';
+import { actorOf, principal } from '../security/authorization.js';
 import { context, render } from './context.js';
 
 export const homeRoutes: FastifyPluginAsync<{ projects: ProjectService }> = async (app, { projects }) => {
@@ -25,6 +28,7 @@ export const homeRoutes: FastifyPluginAsync<{ projects: ProjectService }> = asyn
       title: ui.t('home.title'),
       login: ui.auth?.userName ?? '',
       organizations: [...organizations.values()].sort((a, b) => a.name.localeCompare(b.name)),
+      mayCreateProject: ((referents) => referents.global || referents.organizations.size > 0)(referentsOf(principal(request), 'PROJECT.CREATE')),
     });
   });
 };

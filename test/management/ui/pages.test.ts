@@ -33,6 +33,12 @@ const PAGES: [string, string][] = [
   ['project-sources', '/projects/radar/sources'],
   ['project-admins', '/projects/radar/admins'],
   ['subject-new', '/projects/radar/subjects/new'],
+  ['organization-new', '/organizations/new'],
+  ['organization-edit', '/organizations/main/edit'],
+  ['organization-delete', '/organizations/main/delete'],
+  ['project-new', '/projects/new'],
+  ['project-edit', '/projects/radar/edit'],
+  ['project-delete', '/projects/radar/delete'],
 ];
 /** Pages anyone may open. */
 const PUBLIC_PAGES: [string, string][] = [

@@ -1,5 +1,5 @@
 /** SQL of `/api/organizations`. */
-import { asc, eq, inArray, or } from 'drizzle-orm';
+import { asc, count, eq, inArray, or } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
 import { organizations, projects, type OrganizationRow, type NewOrganization } from '../../schema.js';
 import type { Visibility } from '../projects/queries.js';
@@ -28,4 +28,20 @@ export async function insertOrganization(db: Executor, values: NewOrganization):
 export async function updateOrganization(db: Executor, id: number, set: Partial<NewOrganization>): Promise<OrganizationRow> {
   const [row] = await db.update(organizations).set(set).where(eq(organizations.id, id)).returning();
   return row!;
+}
+
+/**
+ * Locks the organization's row (FOR UPDATE) and counts its projects: a project inserted into it
+ * concurrently waits for the lock (its foreign key takes a key-share lock), so the count holds
+ * until the transaction ends.
+ */
+export async function lockAndCountProjects(db: Executor, id: number): Promise<number> {
+  await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, id)).for('update');
+  const [row] = await db.select({ n: count() }).from(projects).where(eq(projects.organizationId, id));
+  return row?.n ?? 0;
+}
+
+/** Deletes the organization; its roles (and their memberships) go with it (ON DELETE CASCADE). */
+export async function deleteOrganization(db: Executor, id: number): Promise<void> {
+  await db.delete(organizations).where(eq(organizations.id, id));
 }

@@ -1,6 +1,6 @@
 /**
- * `/api/organizations` (managementportal.md §2.4): create, update, list, read, and an
- * organization's projects. No delete, as in the reference. The managementportal-client lists
+ * `/api/organizations` (managementportal.md §2.4): create, update, list, read, an organization's
+ * projects, and delete (not in the reference: issue 31 item 1; only an organization without projects). The managementportal-client lists
  * organizations with `page=0&size=2147483647` (clients.md §4): the list is unpaged, so paging
  * parameters are accepted and ignored.
  */
@@ -57,6 +57,17 @@ export const organizationsRoutes: FastifyPluginAsyncTypebox<{ organizations: Org
       response: { 200: OrganizationWithProjectsDto, 400: ErrorVm, ...denied, 404: RadarErrorVm },
     },
   }, async (req) => organizations.get(req.params.name, actorOf(req)));
+
+  app.delete('/organizations/:name', {
+    schema: {
+      tags, summary: 'Delete an organization without projects (its organization roles go with it)', params: OrganizationNameParams,
+      response: { 200: Type.Null({ description: 'Empty body' }), 400: ErrorVm, ...denied, 404: RadarErrorVm },
+    },
+    preHandler: requireScope('ORGANIZATION.DELETE'),
+  }, async (req, reply) => {
+    await organizations.remove(req.params.name, actorOf(req));
+    return alert(reply, 'organization', 'deleted', req.params.name).send(undefined as never);
+  });
 
   app.get('/organizations/:name/projects', {
     schema: {

@@ -1,7 +1,7 @@
 /**
  * Use cases of `/api/organizations` (the reference's `OrganizationResource` and
- * `OrganizationService`, managementportal.md §2.4). Organizations are never deleted. Every create
- * and update writes a revision (`organization`) in the same transaction.
+ * `OrganizationService`, managementportal.md §2.4). Every create, update and delete writes a
+ * revision (`organization`) in the same transaction.
  *
  * Reference behaviour changed on purpose:
  * - the projects inside an organization are those the caller may see (the reference listed all
@@ -9,12 +9,14 @@
  * - an update is authorized on the organization being changed (the reference checked only the
  *   name in the body, so an organization admin could overwrite another organization by id);
  *   renaming also needs the right on the new name (in practice: a system admin);
+ * - an organization without projects can be deleted (ORGANIZATION.DELETE on it; the reference had
+ *   no delete, issue 31 item 1); one with projects is refused (400 `error.organizationNotEmpty`);
  * - PUT answers the `updated` alert (the reference sent `created`); an unknown organization in
  *   `/{name}/projects` is 404, not an empty list.
  */
 import type { Database, Executor } from '../../../platform/database.js';
 import { isUniqueViolation } from '../../../platform/database.js';
-import { BadRequest, Conflict, NotFound } from '../../errors.js';
+import { BadRequest, Conflict, ErrorVmException, NotFound } from '../../errors.js';
 import { ValidationFailed, type FieldError } from '../../http/validation.js';
 import type { ProjectDtoT } from '../projects/dto.js';
 import { findOrganizationByName, loadProjectDtos, projectsOfOrganizations, type Visibility } from '../projects/queries.js';
@@ -22,7 +24,9 @@ import { ENTITY_ID, ENTITY_ID_PATTERN, type OrganizationInputT } from '../projec
 import { visibilityOf } from '../projects/service.js';
 import type { Actor } from '../../security/authorization.js';
 import { recordRevision } from '../revisions/queries.js';
-import { findOrganizationById, insertOrganization, listOrganizations, updateOrganization } from './queries.js';
+import {
+  deleteOrganization, findOrganizationById, insertOrganization, listOrganizations, lockAndCountProjects, updateOrganization,
+} from './queries.js';
 import type { OrganizationWithProjectsDtoT } from './schemas.js';
 import type { OrganizationRow } from '../../schema.js';
 
@@ -50,6 +54,12 @@ export interface OrganizationService {
   create(input: OrganizationInputT, actor: Actor): Promise<OrganizationWithProjectsDtoT>;
   /** PUT: updates the organization with `input.id`, or creates one without id. */
   save(input: OrganizationInputT, actor: Actor): Promise<{ organization: OrganizationWithProjectsDtoT; created: boolean }>;
+  /**
+   * DELETE: an organization without projects (ORGANIZATION.DELETE on it); its roles go with it.
+   * @throws 403; NotFound `error.organizationNameNotFound`; 400 ErrorVM `error.organizationNotEmpty`
+   *   while any project (visible to the caller or not) is in it
+   */
+  remove(name: string, actor: Actor): Promise<void>;
 }
 
 interface ValidOrganization { name: string; description: string; location: string }
@@ -147,6 +157,22 @@ export function createOrganizationService(deps: { db: Database; now: () => numbe
       const organization = await write(actor, (tx, at) =>
         updateOrganization(tx, found.id, { ...valid, lastModifiedBy: actor.name, lastModifiedDate: at }), 'MOD');
       return { organization, created: false };
+    },
+
+    async remove(name, actor) {
+      actor.check('ORGANIZATION.DELETE', { organization: name });
+      const row = await findOrganizationByName(db, name);
+      if (!row) throw organizationNotFound(name);
+      const at = new Date(deps.now());
+      await db.transaction(async (tx) => {
+        const projectCount = await lockAndCountProjects(tx, row.id);
+        if (projectCount > 0) {
+          throw new ErrorVmException(400, 'error.organizationNotEmpty', `Organization ${name} still has ${projectCount} project(s)`);
+        }
+        const [dto] = await withProjects(tx, [row], { all: true });
+        await deleteOrganization(tx, row.id);
+        await recordRevision(tx, actor, [{ entityType: 'organization', entityId: row.id, entityKey: row.name, revisionType: 'DEL', entity: dto! }], at);
+      });
     },
   };
 }

@@ -8,6 +8,7 @@ import { notificationsEn } from './notifications.en.js';
 import { oauthClientsEn } from './oauth-clients.en.js';
 import { projectsEn } from './projects.en.js';
 import { organizationsEn } from './organizations.en.js';
+import { setupEn } from './setup.en.js';
 import { sourceTypesEn } from './source-types.en.js';
 import { usersEn } from './users.en.js';
 
@@ -62,6 +63,7 @@ export const en = {
   ...oauthClientsEn,
   ...organizationsEn,
   ...projectsEn,
+  ...setupEn,
   ...sourceTypesEn,
   ...usersEn,
 };

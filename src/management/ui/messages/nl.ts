@@ -6,6 +6,7 @@ import { notificationsNl } from './notifications.nl.js';
 import { oauthClientsNl } from './oauth-clients.nl.js';
 import { projectsNl } from './projects.nl.js';
 import { organizationsNl } from './organizations.nl.js';
+import { setupNl } from './setup.nl.js';
 import { sourceTypesNl } from './source-types.nl.js';
 import { usersNl } from './users.nl.js';
 
@@ -51,6 +52,7 @@ export const nl: Partial<Record<MessageKey, string>> = {
   ...oauthClientsNl,
   ...organizationsNl,
   ...projectsNl,
+  ...setupNl,
   ...sourceTypesNl,
   ...usersNl,
 };

@@ -43,13 +43,16 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
     if (!fields.group) filters.groupId = '';
     const before = shownBefore(request.query);
     const actor = actorOf(request);
-    // The groups (PROJECT.READ: 403 or 404 page) and the page (SUBJECT.READ) are read together.
-    const [groupList, page] = await Promise.all([groups.list(name, actor), subjects.list(listQueryOf(filters, request.query), actor, name)]);
-    const project = headerOf(request, name, 'subjects');
+    // The project (PROJECT.READ: 403 or 404 page) for the header, its groups and the page (SUBJECT.READ) are read together.
+    const [details, groupList, page] = await Promise.all([
+      projects.get(name, actor), groups.list(name, actor), subjects.list(listQueryOf(filters, request.query), actor, name),
+    ]);
+    const project = headerOf(request, name, 'subjects', details);
     const total = page.paging?.total ?? page.items.length;
     const shown = before + page.items.length;
     const last = page.paging?.lastRow;
-    const notice = NOTICES.flatMap((kind) => {
+    const projectNotice = request.query.project && t(`projectInfo.${request.query.project}`, { name });
+    const notice = projectNotice || NOTICES.flatMap((kind) => {
       const login = request.query[kind];
       return login ? [t(`subjects.${kind}` as MessageKey, { login })] : [];
     })[0];
@@ -74,7 +77,8 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
       })),
       count: t('subjects.count', { shown, total }),
       next: last && shown < total ? nextPageUrl(project.path, filters, last, shown) : undefined,
-      filtered: request.url.includes('?'),
+      // The notice of a saved project is no filter.
+      filtered: request.url.includes('?') && !/\?project=\w+$/.test(request.url),
     });
   });
 

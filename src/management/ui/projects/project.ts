@@ -1,8 +1,13 @@
-/** What every project page shares: the project (PROJECT.READ, so 403/404 pages), its paths and its tabs. */
+/**
+ * What every project page shares: the project (PROJECT.READ, so 403/404 pages), its paths, its
+ * tabs and its header (description, organization, location, status, dates, attributes, and "Edit"
+ * for who holds PROJECT.UPDATE on it).
+ */
 import type { FastifyRequest } from 'fastify';
+import { hasPermission } from '../../authz/oracle.js';
 import type { ProjectDtoT } from '../../api/projects/dto.js';
 import type { ProjectService } from '../../api/projects/service.js';
-import { actorOf } from '../../security/authorization.js';
+import { actorOf, principal } from '../../security/authorization.js';
 import { context } from '../context.js';
 import type { MessageKey } from '../i18n.js';
 
@@ -22,30 +27,49 @@ export interface ProjectHeader {
   id: number;
   description: string;
   organization: string;
+  /** The organization's page. */
+  organizationPath: string;
+  location: string;
+  /** The status as the page shows it (translated), empty when not set. */
+  status: string;
+  /** `YYYY-MM-DD` (UTC), empty when not set. */
+  startDate: string;
+  endDate: string;
+  attributes: { key: string; value: string }[];
   path: string;
+  /** The edit form, for who may change the project (PROJECT.UPDATE); undefined otherwise. */
+  editPath: string | undefined;
   tabs: { label: string; href: string; current: boolean }[];
 }
 
+/** The day (UTC) of an ISO instant, or empty. */
+export const dayOf = (instant: string | null | undefined): string => (instant ? instant.slice(0, 10) : '');
+
 /** The project (403 page without PROJECT.READ, 404 page when unknown), with the tabs of its page. */
-export async function projectHeader(request: FastifyRequest, projects: ProjectService, name: string, current: Tab): Promise<ProjectHeader> {
+export async function projectHeader(request: FastifyRequest, projects: ProjectService, name: string, current: Tab | undefined): Promise<ProjectHeader> {
   const project: ProjectDtoT = await projects.get(name, actorOf(request));
   return headerOf(request, name, current, project);
 }
 
-/**
- * The header of project `name` without reading the project (`details` absent: no description or
- * organization shown); the caller has checked the user may read it. The subjects tab, the busiest
- * page, reads only its groups and subjects.
- */
-export function headerOf(request: FastifyRequest, name: string, current: Tab, details?: ProjectDtoT): ProjectHeader {
+/** The header of project `details` (read by the caller, who checked the user may read it). */
+export function headerOf(request: FastifyRequest, name: string, current: Tab | undefined, details: ProjectDtoT): ProjectHeader {
   const { t, base } = context(request);
   const path = projectPath(base, name);
+  const organization = details.organizationName ?? details.organization?.name ?? '';
+  const mayEdit = hasPermission(principal(request), 'PROJECT.UPDATE', { organization, project: name });
   return {
     name,
-    id: details?.id ?? 0,
-    description: details?.description ?? '',
-    organization: details?.organizationName ?? details?.organization?.name ?? '',
+    id: details.id ?? 0,
+    description: details.description ?? '',
+    organization,
+    organizationPath: `${base}/organizations/${encodeURIComponent(organization)}`,
+    location: details.location ?? '',
+    status: details.projectStatus ? t(`projectInfo.status.${details.projectStatus}` as MessageKey) : '',
+    startDate: dayOf(details.startDate),
+    endDate: dayOf(details.endDate),
+    attributes: Object.entries(details.attributes ?? {}).map(([key, value]) => ({ key, value })),
     path,
+    editPath: mayEdit ? `${path}/edit` : undefined,
     tabs: TABS.map((tab) => ({
       label: t(`project.tab.${tab}` as MessageKey),
       href: tab === 'subjects' ? path : `${path}/${tab}`,

@@ -34,6 +34,8 @@ export const SubjectsPageQuery = Type.Object({
   shown: field(12),
   /** Notices after a change (a subject's login). */
   created: field(), updated: field(), discontinued: field(), deleted: field(),
+  /** Notice after the project itself was created or saved (its name is the page's). */
+  project: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('updated')])),
 });
 export type SubjectsPageQueryT = Static<typeof SubjectsPageQuery>;
 

@@ -1,6 +1,6 @@
 /**
  * `/api/organizations` (managementportal.md §2.4, §14 OrganizationResourceIntTest): create,
- * update, list, read and an organization's projects, with whole bodies, alert headers, what is
+ * update, list, read, an organization's projects and delete (not in the reference: issue 31), with whole bodies, alert headers, what is
  * stored, and who may and who may not: system admin, organization admin of `main`, project admin of
  * a project in `main`, project admin of a project in another organization, participant, client
  * credentials.
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { buildTestApp, type TestApp } from '../../../helpers/build-test-app.js';
 import { managementClient, radarTimestamp, unique, type Json } from '../../../helpers/management-api.js';
-import { organizations, revisionChanges } from '../../../../src/management/schema.js';
+import { organizations, revisionChanges, roles } from '../../../../src/management/schema.js';
 
 let t: TestApp;
 let mp: ReturnType<typeof managementClient>;
@@ -213,5 +213,41 @@ describe('PUT /api/organizations', () => {
     const invalid = await mp.call('PUT', '/api/organizations', { bearer: admin, body: { id: main.id, name: 'main' } });
     expect(invalid.status).toBe(400);
     expect(invalid.body.fieldErrors.map((e: Json) => e.field)).toEqual(['description', 'location']);
+  });
+});
+
+describe('DELETE /api/organizations/{name}', () => {
+  it('its organization admin deletes an empty organization: 200, deleted alert, gone with its roles, revision DEL', async () => {
+    const org = await post('/api/organizations', orgBody());
+    const orgAdmin = await mp.userWithRole('ROLE_ORGANIZATION_ADMIN', { organization: org.name });
+    const res = await mp.call('DELETE', `/api/organizations/${org.name}`, { bearer: orgAdmin.token });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-managementportalapp-alert']).toBe('managementPortalApp.organization.deleted');
+    expect(res.headers['x-managementportalapp-params']).toBe(org.name);
+    expect((await mp.call('GET', `/api/organizations/${org.name}`, { bearer: admin })).status).toBe(404);
+    expect(await db().select().from(roles).where(eq(roles.organizationId, org.id))).toEqual([]);
+    const [change] = await db().select().from(revisionChanges)
+      .where(and(eq(revisionChanges.entityType, 'organization'), eq(revisionChanges.entityId, org.id), eq(revisionChanges.revisionType, 'DEL')));
+    expect(change).toMatchObject({ entityKey: org.name, entity: { id: org.id, name: org.name, projects: [] } });
+  });
+
+  it('refuses an organization that still has projects: 400 error.organizationNotEmpty; nothing deleted', async () => {
+    const res = await mp.call('DELETE', `/api/organizations/${other.name}`, { bearer: admin });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: 'error.organizationNotEmpty', description: `Organization ${other.name} still has 1 project(s)`, fieldErrors: null });
+    expect((await mp.call('GET', `/api/organizations/${other.name}/projects`, { bearer: admin })).body).toHaveLength(1);
+  });
+
+  it('unknown: 404 error.organizationNameNotFound; project admins and other organizations\' admins: 403, nothing deleted', async () => {
+    const unknown = await mp.call('DELETE', `/api/organizations/${unique('org')}`, { bearer: admin });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ entityName: 'organization', errorCode: 'error.organizationNameNotFound' });
+    const org = await post('/api/organizations', orgBody());
+    for (const bearer of [tokens.orgAdmin, tokens.projectAdmin, tokens.otherAdmin, tokens.participant]) {
+      const res = await mp.call('DELETE', `/api/organizations/${org.name}`, { bearer });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(accessDenied);
+    }
+    expect((await mp.call('GET', `/api/organizations/${org.name}`, { bearer: admin })).status).toBe(200);
   });
 });
