@@ -217,7 +217,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     subjects: createSubjectService(subjectDeps),
     subjectSources: createSubjectSourcesService(subjectDeps),
     subjectRevisions: createSubjectRevisionsService(subjectDeps),
-    users: createUserService({ db, now, onUserCreated: (user) => accountMail.creation(user) }),
+    users: createUserService({ db, now, onUserCreated: (user) => { accountMail.creation(user); } }),
   };
   const { account, pairing } = services;
   // Password-reset requests count together, whether asked through the API or the admin UI's page.

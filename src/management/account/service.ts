@@ -17,7 +17,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../errors.js';
 import { isUniqueViolation, type Database, type Executor } from '../../platform/database.js';
-import type { AccountMail } from '../mail/account-mail.js';
+import type { AccountMail, MailOutcome } from '../mail/account-mail.js';
 import { recordRevision } from '../api/revisions/queries.js';
 import { requirePermission, requireUserChange } from '../api/roles/checks.js';
 import { roleRefsOfUsers } from '../api/roles/queries.js';
@@ -66,7 +66,7 @@ export interface AccountService {
    * A new activation link for a user that is not activated yet: new reset key, creation mail.
    * @throws BadRequest `error.emailNotRegistered` (unknown or already activated); AccessDenied without USER.UPDATE on it
    */
-  requestActivationReset(actor: MpAuth, login: string, log: FastifyBaseLogger): Promise<void>;
+  requestActivationReset(actor: MpAuth, login: string, log: FastifyBaseLogger): Promise<MailOutcome>;
   /**
    * A password-reset link for the activated user with this e-mail address: new reset key, reset mail.
    * @throws BadRequest `error.emailNotRegistered`
@@ -167,11 +167,13 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
       requireUserChange(actor, 'USER.UPDATE', user.login, await roleRefsOfUsers(db, [user.id]));
       if (user.activated) throw notRegistered(login);
       const author = actor.userName ?? actor.clientId ?? SYSTEM;
-      // Recorded with the new key: the mail is handed to the mail transport right after the commit.
-      const row = await newResetKey(user, author, {
+      // Recorded with the new key, and only when a mail will go: the mail is handed to the mail
+      // transport right after the commit.
+      const outcome = deps.accountMail.outcome(user);
+      const row = await newResetKey(user, author, outcome === 'queued' ? {
         principal: author, type: 'ACTIVATION_MAIL_SENT', address: actor.address, target: { type: 'user', id: user.login }, data: { login: user.login },
-      });
-      deps.accountMail.creation(row, log);
+      } : undefined);
+      return deps.accountMail.creation(row, log);
     },
 
     async requestPasswordReset(email, log) {

@@ -15,11 +15,16 @@ export interface AccountMailUser extends Omit<MailUser, 'email'> {
   langKey?: string | null;
 }
 
+/** What becomes of an account mail: handed to the outbox, or not sent, and why (the admin UI says so). */
+export type MailOutcome = 'queued' | 'noAddress' | 'noServer';
+
 export interface AccountMail {
+  /** What `creation`/`passwordReset` would do with a mail to `user`, decided before anything is stored. */
+  outcome(user: Pick<AccountMailUser, 'email'>): MailOutcome;
   /** The creation mail (activation link with `resetKey`) of `POST /api/users` and `reset-activation/init`. English only for now. */
-  creation(user: AccountMailUser, log?: FastifyBaseLogger): void;
+  creation(user: AccountMailUser, log?: FastifyBaseLogger): MailOutcome;
   /** The password-reset mail of `reset_password/init`. */
-  passwordReset(user: AccountMailUser, log?: FastifyBaseLogger): void;
+  passwordReset(user: AccountMailUser, log?: FastifyBaseLogger): MailOutcome;
   /** Stops retrying (pending retries are dropped with a warning). */
   close(): Promise<void>;
 }
@@ -27,14 +32,18 @@ export interface AccountMail {
 export function createAccountMail(deps: { mail: Mailer; settings: MailSettings; log: FastifyBaseLogger }): AccountMail {
   const outbox = createMailOutbox({ mailer: deps.mail, log: deps.log });
   const { settings } = deps;
-  function queue(kind: string, user: AccountMailUser, compose: typeof creationMail, log = deps.log): void {
+  const outcome = (user: Pick<AccountMailUser, 'email'>): MailOutcome => (!user.email ? 'noAddress' : deps.mail.configured ? 'queued' : 'noServer');
+  function queue(kind: string, user: AccountMailUser, compose: typeof creationMail, log = deps.log): MailOutcome {
     if (!user.email) {
       log.info({ kind, login: user.login }, 'account mail not sent: the user has no e-mail address');
-      return;
+      return 'noAddress';
     }
+    // Without a mail server the outbox logs the warning and drops it.
     outbox.enqueue({ kind, login: user.login, log, message: compose(settings, { ...user, email: user.email }) });
+    return outcome(user);
   }
   return {
+    outcome,
     creation: (user, log) => queue('creation', user, creationMail, log),
     passwordReset: (user, log) => queue('password reset', user, passwordResetMail, log),
     close: async () => outbox.close(),

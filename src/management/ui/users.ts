@@ -50,6 +50,8 @@ const ListQuery = Type.Object({
   login: text(100),
   page: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
   sent: text(100),
+  /** What became of the activation mail (`MailOutcome`): the notice says it. */
+  mail: Type.Optional(Type.Union([Type.Literal('queued'), Type.Literal('noAddress'), Type.Literal('noServer')])),
 });
 const LoginParams = Type.Object({ login: Type.String({ minLength: 1, maxLength: 100 }) });
 const CsrfForm = Type.Object({ _csrf: Type.String() });
@@ -180,7 +182,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (ap
     const { users: list, total } = await users.list(principal(request), { login: login || undefined }, page);
     const link = (n: number) => `${ui.base}/users?${new URLSearchParams({ ...(login ? { login } : {}), page: String(n) }).toString()}`;
     return render(request, reply, 'users/list', {
-      title: ui.t('users.title'), users: list, total, login, sent: request.query.sent ?? null,
+      title: ui.t('users.title'), users: list, total, login, sent: request.query.sent ?? null, mail: request.query.mail ?? 'queued',
       shown: Math.min(total, page.offset + list.length),
       previous: pageNumber > 0 ? link(pageNumber - 1) : null,
       next: page.offset + list.length < total ? link(pageNumber + 1) : null,
@@ -222,7 +224,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (ap
 
   app.post('/users/:login/activation', { schema: { ...schema, params: LoginParams, body: CsrfForm } }, async (request, reply) => {
     const { login } = request.params;
-    await account.requestActivationReset(principal(request), login, request.log);
-    return reply.redirect(`${context(request).base}/users?sent=${encodeURIComponent(login)}`, 303);
+    const mail = await account.requestActivationReset(principal(request), login, request.log);
+    return reply.redirect(`${context(request).base}/users?sent=${encodeURIComponent(login)}&mail=${mail}`, 303);
   });
 };

@@ -16,6 +16,9 @@ export const usersNl: Partial<Record<keyof typeof usersEn, string>> = {
   'users.edit': 'Bewerken',
   'users.delete': 'Verwijderen',
   'users.sendActivation': 'Activeringslink sturen',
+  'users.activationSent': 'Een activeringsmail voor {login} is aan de mailserver overgedragen.',
+  'users.activationNoServer': 'Er is geen activeringsmail naar {login} verstuurd: deze server heeft geen mailserver ingesteld (SMTP_URL). De vorige activeringslink werkt niet meer.',
+  'users.activationNoAddress': 'Er is geen activeringsmail naar {login} verstuurd: de gebruiker heeft geen e-mailadres. Voeg er een toe en stuur de link opnieuw.',
   'users.search': 'Zoeken',
   'users.none': 'Geen gebruikers.',
 };
