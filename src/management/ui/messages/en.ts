@@ -10,6 +10,8 @@ import { projectsEn } from './projects.en.js';
 import { organizationsEn } from './organizations.en.js';
 import { sourceTypesEn } from './source-types.en.js';
 import { usersEn } from './users.en.js';
+import { groupsEn } from './groups.en.js';
+import { projectSourcesEn } from './project-sources.en.js';
 
 const core = {
   // Layout and navigation
@@ -64,6 +66,8 @@ export const en = {
   ...projectsEn,
   ...sourceTypesEn,
   ...usersEn,
+  ...groupsEn,
+  ...projectSourcesEn,
 };
 
 export type MessageKey = keyof typeof en;

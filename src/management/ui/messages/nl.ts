@@ -8,6 +8,8 @@ import { projectsNl } from './projects.nl.js';
 import { organizationsNl } from './organizations.nl.js';
 import { sourceTypesNl } from './source-types.nl.js';
 import { usersNl } from './users.nl.js';
+import { groupsNl } from './groups.nl.js';
+import { projectSourcesNl } from './project-sources.nl.js';
 
 const core: Partial<Record<MessageKey, string>> = {
   'nav.label': 'Hoofdmenu',
@@ -53,4 +55,6 @@ export const nl: Partial<Record<MessageKey, string>> = {
   ...projectsNl,
   ...sourceTypesNl,
   ...usersNl,
+  ...groupsNl,
+  ...projectSourcesNl,
 };
