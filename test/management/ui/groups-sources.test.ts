@@ -277,6 +277,24 @@ describe('groups and sources over HTTP: refusals and permissions', () => {
     expect(((await api(`/api/subjects/${other}/sources`)).body as Json[]).map((s) => s.sourceName)).toEqual([source]);
   });
 
+  it('offers only the forms the user may use: an analyst reads groups and sources, an affiliate changes sources only', async () => {
+    const analyst = await mc.userWithRole('ROLE_PROJECT_ANALYST', { project: 'radar' }, 'Passw0rd!');
+    const { ui } = await signedIn(analyst.login, 'Passw0rd!');
+    const groups = await ui.get(`${path}/groups`);
+    expect(groups.status).toBe(200);
+    expect(groups.body).toContain('Test Group A');
+    expect(groups.body).not.toContain('Create group');
+    expect(groups.body).not.toContain('/rename');
+    const sources = await ui.get(`${path}/sources`);
+    expect(sources.status).toBe(200);
+    expect(sources.body).not.toContain('Create source');
+    expect(sources.body).not.toContain('/edit"');
+    const affiliate = await mc.userWithRole('ROLE_PROJECT_AFFILIATE', { project: 'radar' }, 'Passw0rd!');
+    const { ui: other } = await signedIn(affiliate.login, 'Passw0rd!');
+    expect((await other.get(`${path}/groups`)).body).not.toContain('Create group');
+    expect((await other.get(`${path}/sources`)).body).toContain('Create source');
+  });
+
   it('denies a project admin of another project every form post: 403, nothing changed', async () => {
     const other = await mc.call('POST', '/api/projects', { bearer: admin, body: { projectName: unique('other'), description: 'd', location: 'l', organizationName: 'main' } });
     expect(other.status).toBe(201);

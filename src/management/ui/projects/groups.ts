@@ -54,6 +54,16 @@ const listOf = (value: string | string[] | undefined): string[] => (value === un
 const nameProblem = (name: string): MessageKey | undefined =>
   (name.length < 1 || name.length > 50 || !ENTITY_ID.test(name) ? 'groups.nameInvalid' : undefined);
 
+/** Whether the signed-in user holds `permission` on the project of `header` (to offer a form or not). */
+export function mayOnProject(request: FastifyRequest, header: ProjectHeader, permission: string, more: { subject?: string | null; source?: string } = {}): boolean {
+  try {
+    actorOf(request).check(permission, { project: header.name, organization: header.organization || null, ...more });
+    return true;
+  } catch {
+    return false; // the 403 the service would answer: the form is not offered
+  }
+}
+
 /**
  * Throws the 403 (or 404) page unless the user holds `permission` on project `name`: the check the
  * group service makes, for a form refused before it is asked.
@@ -77,6 +87,7 @@ export const groupPagesRoutes: FastifyPluginAsyncTypebox<GroupPagesServices> = a
       notice: options.notice,
       error: options.error,
       typed: options.typed ?? '',
+      mayEdit: mayOnProject(request, project, 'PROJECT.UPDATE'),
     }, options.status ?? 200);
   }
 

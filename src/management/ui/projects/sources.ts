@@ -21,6 +21,7 @@ import { actorOf } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import { formRefusal } from '../errors.js';
 import { PROJECT_NAME, projectHeader, projectPath, subjectPath, type ProjectHeader } from './project.js';
+import { mayOnProject } from './groups.js';
 import { FormProblem } from './subject-form.js';
 import { notActiveReason, subjectOfProject } from './subjects.js';
 
@@ -140,6 +141,8 @@ export const sourcePagesRoutes: FastifyPluginAsyncTypebox<SourcePagesServices> =
         subject: source.subjectLogin ?? '',
         path: sourcePath(project, source.sourceName),
       })),
+      mayCreate: mayOnProject(request, project, 'SOURCE.CREATE'),
+      mayChange: mayOnProject(request, project, 'SOURCE.UPDATE') || mayOnProject(request, project, 'SOURCE.DELETE'),
       count: t('sources.count', { shown, total }),
       next: shown < total ? `${project.path}/sources?page=${pageNumber + 1}` : undefined,
     });
@@ -265,6 +268,7 @@ export const sourcePagesRoutes: FastifyPluginAsyncTypebox<SourcePagesServices> =
       notice: options.notice,
       error: options.error?.message,
       notActive: notActiveReason(request, subject),
+      mayChange: mayOnProject(request, project, 'SUBJECT.UPDATE', { subject: login }),
       assigned: (subject.sources ?? []).map((source: MinimalSourceDtoT) => ({
         name: source.sourceName,
         type: typeLabel({ producer: source.sourceTypeProducer, model: source.sourceTypeModel, catalogVersion: source.sourceTypeCatalogVersion }),
