@@ -275,6 +275,27 @@ describe('groups and sources over HTTP: refusals and permissions', () => {
     const twice = await post(`${path}/subjects/${subject}/sources/assign`, { sourceName: source });
     expect(twice.status).toBe(409);
     expect(((await api(`/api/subjects/${other}/sources`)).body as Json[]).map((s) => s.sourceName)).toEqual([source]);
+    // A second source of a dynamic type: the API's 409 on the page, nothing added.
+    expect((await post(`${path}/subjects/${subject}/sources/register`, { sourceTypeId: String(dynamicType.id) })).status).toBe(303);
+    const again = await post(`${path}/subjects/${subject}/sources/register`, { sourceTypeId: String(dynamicType.id) });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatch(/role="alert"[^>]*>A Source of SourceType with the specified producer, model and version was already registered/);
+    expect((await api(`/api/subjects/${subject}/sources`)).body).toHaveLength(1);
+  });
+
+  it('answers a subject or a source of another project with 404 pages, changing nothing', async () => {
+    const { ui, post } = await signedIn();
+    const elsewhere = (await mc.call('POST', '/api/projects', { bearer: admin, body: { projectName: unique('p'), description: 'd', location: 'l', organizationName: 'main', sourceTypes: [{ id: fixedType.id }] } })).body as Json;
+    const subject = (await mc.subjectIn({ id: elsewhere.id, projectName: elsewhere.projectName }, admin)).login as string;
+    const source = (await mc.call('POST', '/api/sources', { bearer: admin, body: { sourceName: unique('dev'), assigned: false, sourceType: { id: fixedType.id }, project: { id: elsewhere.id } } })).body.sourceName as string;
+    expect((await ui.get(`${path}/subjects/${subject}/sources`)).status).toBe(404);
+    expect((await ui.get(`${path}/sources/${source}/edit`)).status).toBe(404);
+    expect((await post(`${path}/sources/${source}/delete`, {})).status).toBe(404);
+    expect((await post(`${path}/subjects/${subject}/sources/assign`, { sourceName: source })).status).toBe(404);
+    // A source of another project is not assigned to a subject of this one.
+    const mine = await newSubject();
+    expect((await post(`${path}/subjects/${mine}/sources/assign`, { sourceName: source })).status).toBe(400);
+    expect((await api(`/api/sources/${source}`)).body).toMatchObject({ assigned: false, subjectLogin: null });
   });
 
   it('offers only the forms the user may use: an analyst reads groups and sources, an affiliate changes sources only', async () => {
