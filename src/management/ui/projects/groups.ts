@@ -12,6 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GroupDtoT } from '../../api/groups/schemas.js';
 import type { GroupService } from '../../api/groups/service.js';
 import { ENTITY_ID } from '../../api/projects/schemas.js';
+import { AccessDenied } from '../../errors.js';
 import type { ProjectService } from '../../api/projects/service.js';
 import { actorOf } from '../../security/authorization.js';
 import { context, render } from '../context.js';
@@ -59,8 +60,10 @@ export function mayOnProject(request: FastifyRequest, header: ProjectHeader, per
   try {
     actorOf(request).check(permission, { project: header.name, organization: header.organization || null, ...more });
     return true;
-  } catch {
-    return false; // the 403 the service would answer: the form is not offered
+  } catch (error) {
+    // The 403 the service would answer: the form is not offered.
+    if (error instanceof AccessDenied) return false;
+    throw error;
   }
 }
 
