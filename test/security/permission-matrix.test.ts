@@ -436,6 +436,7 @@ const ROWS: Row[] = [
   { route: 'GET /api/projects/:projectName/groups', perm: 'PROJECT.READ', on: 'A', path: '/api/projects/{A}/groups' },
   { route: 'POST /api/projects/:projectName/groups', perm: 'PROJECT.UPDATE', on: 'A', path: '/api/projects/{A}/groups', body: () => ({ name: unique('g') }), watch: '/api/projects/radar/groups' },
   { route: 'GET /api/projects/:projectName/groups/:groupName', perm: 'PROJECT.READ', on: 'A', path: '/api/projects/{A}/groups/{group}' },
+  { route: 'PUT /api/projects/:projectName/groups/:groupName', perm: 'PROJECT.UPDATE', on: 'A', fresh: freshGroup, path: (g) => `/api/projects/radar/groups/${g.name}`, body: () => ({ name: unique('g') }), watch: '/api/projects/radar/groups' },
   { route: 'DELETE /api/projects/:projectName/groups/:groupName', perm: 'PROJECT.UPDATE', on: 'A', fresh: freshGroup, path: (g) => `/api/projects/radar/groups/${g.name}`, watch: (g) => `/api/projects/radar/groups/${g.name}` },
   { route: 'PATCH /api/projects/:projectName/groups/:groupName/subjects', perm: 'SUBJECT.UPDATE', on: 'A', fresh: freshGroup, path: (g) => `/api/projects/radar/groups/${g.name}/subjects`, body: () => [{ op: 'add', value: [{ login: 'sub-1' }] }], watch: '/api/subjects/sub-1' },
 

@@ -39,6 +39,10 @@ const PAGES: [string, string][] = [
   ['project-new', '/projects/new'],
   ['project-edit', '/projects/radar/edit'],
   ['project-delete', '/projects/radar/delete'],
+  ['project-source-new', '/projects/radar/sources/new'],
+  ['project-group-rename', '/projects/radar/groups/Test%20Group%20A/rename'],
+  ['project-group-delete', '/projects/radar/groups/Test%20Group%20A/delete'],
+  ['subject-sources', '/projects/radar/subjects/sub-1/sources'],
 ];
 /** Pages anyone may open. */
 const PUBLIC_PAGES: [string, string][] = [

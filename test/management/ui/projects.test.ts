@@ -114,7 +114,7 @@ describe('project page', requires(chromiumInstalled), () => {
       await screenshot(page, name);
     }
     await tabs.getByRole('link', { name: 'Groups' }).click();
-    expect(await page.getByRole('cell', { name: GROUP }).count()).toBe(1);
+    expect(await page.getByRole('cell', { name: GROUP, exact: true }).count()).toBe(1);
   });
 
   it('creates a subject that the API then returns, and refuses a taken external id keeping what was typed', async () => {

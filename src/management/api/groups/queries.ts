@@ -23,6 +23,11 @@ export async function countSubjectsInGroup(db: Executor, groupId: number): Promi
   return row?.n ?? 0;
 }
 
+export async function renameGroup(db: Executor, id: number, name: string): Promise<GroupRow> {
+  const [row] = await db.update(groups).set({ name }).where(eq(groups.id, id)).returning();
+  return row!;
+}
+
 /** Deletes a group; its subjects leave it (foreign key ON DELETE SET NULL). */
 export async function deleteGroup(db: Executor, id: number): Promise<void> {
   await db.delete(groups).where(eq(groups.id, id));

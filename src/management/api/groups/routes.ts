@@ -36,6 +36,17 @@ export const groupsRoutes: FastifyPluginAsyncTypebox<{ groups: GroupService }> =
     schema: { tags, summary: 'One group', params: GroupParams, response: { 200: GroupDto, 400: ErrorVm, ...denied, 404: RadarErrorVm } },
   }, async (req) => groups.get(req.params.projectName, req.params.groupName, actorOf(req)));
 
+  app.put(`${base}/:groupName`, {
+    schema: {
+      tags, summary: 'Rename a group (its subjects stay in it); not in the reference', params: GroupParams, body: GroupInput,
+      response: { 200: GroupDto, 400: ErrorVm, ...denied, 404: RadarErrorVm, 409: RadarErrorVm },
+    },
+  }, async (req, reply) => {
+    const group = await groups.rename(req.params.projectName, req.params.groupName, req.body, actorOf(req));
+    const location = `/api/projects/${encodeURIComponent(req.params.projectName)}/groups/${encodeURIComponent(group.name)}`;
+    return reply.header('location', location).send(group);
+  });
+
   app.delete(`${base}/:groupName`, {
     schema: {
       tags, summary: 'Delete a group (with subjects only when `unlinkSubjects=true`)', params: GroupParams, querystring: GroupDeleteQuery,

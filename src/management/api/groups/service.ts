@@ -1,7 +1,7 @@
 /**
  * Use cases of `/api/projects/{projectName}/groups` (the reference's `GroupResource` and
- * `GroupService`, managementportal.md §2.8). Reading needs PROJECT.READ on the project, creating
- * and deleting PROJECT.UPDATE, moving subjects in and out SUBJECT.UPDATE.
+ * `GroupService`, managementportal.md §2.8). Reading needs PROJECT.READ on the project, creating,
+ * renaming and deleting PROJECT.UPDATE, moving subjects in and out SUBJECT.UPDATE.
  *
  * Reference behaviour changed on purpose:
  * - the permission is checked on the project *and* its organization, so organization admins
@@ -10,7 +10,9 @@
  * - an unknown subject in a PATCH is 404 `error.subjectNotFound` (the reference skipped it), and
  *   `remove` takes a subject out of this group only (the reference emptied its group, whichever);
  * - the list is `{id, projectId, name}` for each group, as the reference's mapper writes it (its
- *   spec said `{name}` only).
+ *   spec said `{name}` only);
+ * - a group can be renamed (`PUT …/groups/{groupName}`, issue 31 item 3; the reference had no
+ *   operation for it): its subjects stay in it.
  */
 import type { Database } from '../../../platform/database.js';
 import { isUniqueViolation } from '../../../platform/database.js';
@@ -21,7 +23,7 @@ import { ENTITY_ID, ENTITY_ID_PATTERN } from '../projects/schemas.js';
 import { projectEntity } from '../projects/service.js';
 import type { Actor } from '../../security/authorization.js';
 import {
-  countSubjectsInGroup, deleteGroup, findGroup, findSubjects, groupsOfProject, insertGroup, setSubjectsGroup, unsetSubjectsGroup,
+  countSubjectsInGroup, deleteGroup, findGroup, findSubjects, groupsOfProject, insertGroup, renameGroup, setSubjectsGroup, unsetSubjectsGroup,
 } from './queries.js';
 import type { GroupDtoT, GroupInputT, GroupSubjectsPatchT, SubjectRefT } from './schemas.js';
 import type { GroupRow } from '../../schema.js';
@@ -41,6 +43,11 @@ export interface GroupService {
   /** @throws 400 field errors; 403 without PROJECT.UPDATE; NotFound; Conflict `error.groupExists` */
   create(projectName: string, input: GroupInputT, actor: Actor): Promise<GroupDtoT>;
   /**
+   * Renames a group (its subjects stay in it); the new name is checked as on create. Renaming to
+   * the same name is a no-op. @throws as `create`, plus NotFound `error.groupNotFound`
+   */
+  rename(projectName: string, groupName: string, input: GroupInputT, actor: Actor): Promise<GroupDtoT>;
+  /**
    * Deletes a group; with `unlinkSubjects` its subjects leave it, without it a group with
    * subjects is Conflict `error.validation`.
    */
@@ -51,6 +58,15 @@ export interface GroupService {
    *   subject not in this project); NotFound for an unknown group or subject
    */
   patchSubjects(projectName: string, groupName: string, operations: GroupSubjectsPatchT, actor: Actor): Promise<void>;
+}
+
+/** The name a create or rename gives, checked as the reference's `@NotNull @Size(1, 50) @Pattern`. */
+function validName(input: GroupInputT): string {
+  const name = input.name;
+  if (name == null) throw fieldError(OBJECT, 'name', 'NotNull', 'must not be null');
+  if (name.length < 1 || name.length > 50) throw fieldError(OBJECT, 'name', 'Size', 'size must be between 1 and 50');
+  if (!ENTITY_ID.test(name)) throw fieldError(OBJECT, 'name', 'Pattern', `must match "${ENTITY_ID_PATTERN}"`);
+  return name;
 }
 
 export function createGroupService(deps: { db: Database; now: () => number }): GroupService {
@@ -86,10 +102,7 @@ export function createGroupService(deps: { db: Database; now: () => number }): G
     },
 
     async create(projectName, input, actor) {
-      const name = input.name;
-      if (name == null) throw fieldError(OBJECT, 'name', 'NotNull', 'must not be null');
-      if (name.length < 1 || name.length > 50) throw fieldError(OBJECT, 'name', 'Size', 'size must be between 1 and 50');
-      if (!ENTITY_ID.test(name)) throw fieldError(OBJECT, 'name', 'Pattern', `must match "${ENTITY_ID_PATTERN}"`);
+      const name = validName(input);
       const project = await permitted(projectName, 'PROJECT.UPDATE', actor);
       if (await findGroup(db, project.project.id, name)) throw groupExists(name, projectName);
       try {
@@ -100,6 +113,24 @@ export function createGroupService(deps: { db: Database; now: () => number }): G
         }));
       } catch (err) {
         if (isUniqueViolation(err)) throw groupExists(name, projectName); // a concurrent create
+        throw err;
+      }
+    },
+
+    async rename(projectName, groupName, input, actor) {
+      const name = validName(input);
+      const project = await permitted(projectName, 'PROJECT.UPDATE', actor);
+      const group = await existingGroup(project, groupName);
+      if (name === group.name) return groupDto(group);
+      if (await findGroup(db, project.project.id, name)) throw groupExists(name, projectName);
+      try {
+        return groupDto(await db.transaction(async (tx) => {
+          const row = await renameGroup(tx, group.id, name);
+          await recordInTx(tx, entityChangeEvent(actor, 'group', `${projectName}/${name}`, { ...groupDto(group) }, { ...groupDto(row) }, { projectName }));
+          return row;
+        }));
+      } catch (err) {
+        if (isUniqueViolation(err)) throw groupExists(name, projectName); // a concurrent create or rename
         throw err;
       }
     },

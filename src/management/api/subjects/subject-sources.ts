@@ -9,12 +9,16 @@
  * subject are serialized on the subject's row.
  *
  * Reference bug fixed (§15.4): a subject without sources lists `[]`, not 404.
+ *
+ * `assign` and `unassign` are the admin UI's "Pair sources" (the reference's source assigner
+ * dialog, which sent the subject with its new list of sources in `PUT /api/subjects`): one source
+ * at a time, with the subject's revision recording it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Executor } from '../../../platform/database.js';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../errors.js';
 import { recordRevision } from '../revisions/queries.js';
-import { loadSubjectSources } from '../sources/queries.js';
+import { findSource, loadSubjectSources } from '../sources/queries.js';
 import { minimalSourceDto, type MinimalSourceDtoT } from '../sources/dto.js';
 import {
   findProjectSourceType, findSourceTypeById, findSourceTypeByKey, findSubjectById, findSubjectByLogin, insertSource, participantProjects,
@@ -39,6 +43,19 @@ export interface SubjectSourcesService {
   register(login: string, input: SourceRegistrationInputT, actor: Actor): Promise<{ created: boolean; source: MinimalSourceDtoT }>;
   /** POST …/sources/{sourceName}: merges attributes. @throws NotFound `error.subjectNotFound` (subject or source) */
   updateAttributes(login: string, sourceName: string, attributes: Record<string, string>, actor: Actor): Promise<MinimalSourceDtoT>;
+  /**
+   * Assigns the source `sourceName` of the subject's project (or of none: it joins the project) to
+   * the subject; idempotent for a source the subject has already. Needs SUBJECT.UPDATE on the subject.
+   * @throws NotFound `error.subjectNotFound`, `error.sourceNotFound` (also for a source of another
+   * project); Forbidden `error.activeParticipantProjectNotFound`; Conflict `error.sourceIsAssigned`
+   * (assigned to someone else)
+   */
+  assign(login: string, sourceName: string, actor: Actor): Promise<MinimalSourceDtoT>;
+  /**
+   * Unassigns the subject's source `sourceName`: it stays in the project, free for another subject.
+   * Needs SUBJECT.UPDATE on the subject. @throws NotFound `error.subjectNotFound`, `error.sourceNotFound`
+   */
+  unassign(login: string, sourceName: string, actor: Actor): Promise<MinimalSourceDtoT>;
 }
 
 const typeParams = (type: SourceTypeRow, login: string) =>
@@ -167,5 +184,54 @@ export function createSubjectSourcesService(deps: SubjectServiceDeps): SubjectSo
     });
   }
 
-  return { list, register, updateAttributes };
+  const sourceNotFound = (sourceName: string) =>
+    new NotFound('Source not found with sourceName', 'source', 'error.sourceNotFound', { sourceName });
+
+  async function assign(login: string, sourceName: string, actor: Actor) {
+    const at = now();
+    return db.transaction(async (tx) => {
+      const subject = await findSubjectByLogin(tx, login, true);
+      if (!subject) throw subjectNotFound();
+      const { active } = await participantProjects(tx, subject.userId);
+      if (!active) throw new Forbidden('Requested subject does not have an active project', SUBJECT, 'error.activeParticipantProjectNotFound');
+      actor.check('SUBJECT.UPDATE', subjectEntity(login, active));
+      const found = await findSource(tx, { name: sourceName }, true);
+      if (!found || (found.source.projectId !== null && found.source.projectId !== active.id)) throw sourceNotFound(sourceName);
+      const current = found.source;
+      const type = current.sourceTypeId !== null ? await findSourceTypeById(tx, current.sourceTypeId) : undefined;
+      if (current.subjectId === subject.id && current.assigned) return minimalSourceDto(current, type);
+      if (current.assigned && current.subjectId !== subject.id) {
+        throw new Conflict('The source is assigned to another subject', 'source', 'error.sourceIsAssigned', { sourceName });
+      }
+      const updated = await updateSource(tx, current.id, {
+        subjectId: subject.id, assigned: true, projectId: active.id, lastModifiedBy: actor.name, lastModifiedDate: at,
+      });
+      await recordSubjectRevision(tx, {
+        actor, revisionType: 'MOD', subject: await fullSubjectDto(tx, subject, deps), at,
+        sources: [{ row: updated, revisionType: 'MOD', subjectLogin: login }],
+      });
+      return minimalSourceDto(updated, type);
+    });
+  }
+
+  async function unassign(login: string, sourceName: string, actor: Actor) {
+    const at = now();
+    return db.transaction(async (tx) => {
+      const subject = await findSubjectByLogin(tx, login, true);
+      if (!subject) throw subjectNotFound();
+      const { associated } = await participantProjects(tx, subject.userId);
+      actor.check('SUBJECT.UPDATE', subjectEntity(login, associated));
+      const current = await subjectSourceBy(tx, subject.id, { sourceName });
+      if (!current) throw sourceNotFound(sourceName);
+      const updated = await updateSource(tx, current.id, { subjectId: null, assigned: false, lastModifiedBy: actor.name, lastModifiedDate: at });
+      await recordSubjectRevision(tx, {
+        actor, revisionType: 'MOD', subject: await fullSubjectDto(tx, subject, deps), at,
+        sources: [{ row: updated, revisionType: 'MOD', subjectLogin: null }],
+      });
+      const type = current.sourceTypeId !== null ? await findSourceTypeById(tx, current.sourceTypeId) : undefined;
+      return minimalSourceDto(updated, type);
+    });
+  }
+
+  return { list, register, updateAttributes, assign, unassign };
 }

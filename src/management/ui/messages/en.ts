@@ -11,6 +11,8 @@ import { organizationsEn } from './organizations.en.js';
 import { setupEn } from './setup.en.js';
 import { sourceTypesEn } from './source-types.en.js';
 import { usersEn } from './users.en.js';
+import { groupsEn } from './groups.en.js';
+import { projectSourcesEn } from './project-sources.en.js';
 
 const core = {
   // Layout and navigation
@@ -66,6 +68,8 @@ export const en = {
   ...setupEn,
   ...sourceTypesEn,
   ...usersEn,
+  ...groupsEn,
+  ...projectSourcesEn,
 };
 
 export type MessageKey = keyof typeof en;

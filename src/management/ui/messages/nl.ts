@@ -9,6 +9,8 @@ import { organizationsNl } from './organizations.nl.js';
 import { setupNl } from './setup.nl.js';
 import { sourceTypesNl } from './source-types.nl.js';
 import { usersNl } from './users.nl.js';
+import { groupsNl } from './groups.nl.js';
+import { projectSourcesNl } from './project-sources.nl.js';
 
 const core: Partial<Record<MessageKey, string>> = {
   'nav.label': 'Hoofdmenu',
@@ -55,4 +57,6 @@ export const nl: Partial<Record<MessageKey, string>> = {
   ...setupNl,
   ...sourceTypesNl,
   ...usersNl,
+  ...groupsNl,
+  ...projectSourcesNl,
 };

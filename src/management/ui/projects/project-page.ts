@@ -1,8 +1,8 @@
 /**
  * `/projects/{name}` and its tabs: subjects (the default: filters in a `role="search"` GET form
- * kept in the URL, sort, 20 a page with keyset "Load more" and "N of M"), groups, sources and
- * admins (the users with a role in the project). Each tab calls the API's services with the
- * signed-in user as actor: a tab shows what the API lists to that user, a denied one is a 403 page.
+ * kept in the URL, sort, 20 a page with keyset "Load more" and "N of M") and admins (the users
+ * with a role in the project); groups.ts and sources.ts serve the groups and sources tabs. Each
+ * tab calls the API's services with the signed-in user as actor: a tab shows what the API lists to that user, a denied one is a 403 page.
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -28,11 +28,9 @@ export interface ProjectPageServices {
 }
 
 const Params = Type.Object({ name: Type.String(PROJECT_NAME) });
-const PagedQuery = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })) });
-const OTHER_TAB_SIZE = 50;
 const NOTICES = ['created', 'updated', 'discontinued', 'deleted'] as const;
 
-export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> = async (app, { projects, subjects, groups, sources, users, fields }) => {
+export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> = async (app, { projects, subjects, groups, users, fields }) => {
   app.get('/projects/:name', { schema: { hide: true, params: Params, querystring: SubjectsPageQuery } }, async (request, reply) => {
     const { t, base } = context(request);
     const { name } = request.params;
@@ -79,43 +77,6 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
       next: last && shown < total ? nextPageUrl(project.path, filters, last, shown) : undefined,
       // The notice of a saved project is no filter.
       filtered: request.url.includes('?') && !/\?project=\w+$/.test(request.url),
-    });
-  });
-
-  app.get('/projects/:name/groups', { schema: { hide: true, params: Params } }, async (request, reply) => {
-    const { t } = context(request);
-    const { name } = request.params;
-    const actor = actorOf(request);
-    const [project, list] = await Promise.all([projectHeader(request, projects, name, 'groups'), groups.list(name, actor)]);
-    return render(request, reply, 'projects/groups', { title: t('project.title', { name }), project, groups: list });
-  });
-
-  app.get('/projects/:name/sources', { schema: { hide: true, params: Params, querystring: PagedQuery } }, async (request, reply) => {
-    const { t } = context(request);
-    const { name } = request.params;
-    const pageNumber = request.query.page ?? 0;
-    const pageSpec = { page: pageNumber, size: OTHER_TAB_SIZE, offset: pageNumber * OTHER_TAB_SIZE, sort: [] };
-    const [project, list] = await Promise.all([
-      projectHeader(request, projects, name, 'sources'),
-      sources.listOfProject(name, { minimized: false, page: pageSpec }, actorOf(request)),
-    ]);
-    const total = list.total ?? list.items.length;
-    const shown = pageSpec.offset + list.items.length;
-    return render(request, reply, 'projects/sources', {
-      title: t('project.title', { name }),
-      project,
-      sources: list.items.map((source) => {
-        const full = source as { sourceName: string; assigned: boolean; subjectLogin?: string | null; sourceType?: { producer?: string; model?: string; catalogVersion?: string } | null };
-        const type = full.sourceType;
-        return {
-          name: full.sourceName,
-          type: type ? [type.producer, type.model, type.catalogVersion].filter(Boolean).join(' ') : '',
-          assigned: full.assigned,
-          subject: full.subjectLogin ?? '',
-        };
-      }),
-      count: t('sources.count', { shown, total }),
-      next: shown < total ? `${project.path}/sources?page=${pageNumber + 1}` : undefined,
     });
   });
 

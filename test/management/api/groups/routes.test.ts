@@ -1,6 +1,6 @@
 /**
  * `/api/projects/{projectName}/groups` (managementportal.md §2.8, §14 GroupResourceIntTest):
- * create, list, read, delete (with `unlinkSubjects`), and PATCH of a group's subjects, with whole
+ * create, list, read, rename (not in the reference), delete (with `unlinkSubjects`), and PATCH of a group's subjects, with whole
  * bodies, what is stored, and who may and who may not. Subjects are inserted with the fixtures.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,6 +128,51 @@ describe('GET groups', () => {
       expect((await mp.call('GET', groupsOf(P), { bearer: tokens[who] })).status, who).toBe(403);
       expect((await mp.call('GET', `${groupsOf(P)}/readable`, { bearer: tokens[who] })).status, who).toBe(403);
     }
+  });
+});
+
+describe('PUT groups/{groupName} (rename)', () => {
+  it('renames: 200 {id, projectId, name}, Location; its subjects stay in it', async () => {
+    const g = await post(groupsOf(P), { name: unique('g') });
+    const subject = await aSubject(P);
+    await db().update(subjects).set({ groupId: g.id }).where(eq(subjects.id, subject.id));
+    const name = unique('renamed');
+    const res = await mp.call('PUT', `${groupsOf(P)}/${g.name}`, { bearer: tokens.projectAdmin, body: { name, id: 999 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: g.id, projectId: P.id, name });
+    expect(res.headers.location).toBe(`/api/projects/${P.projectName}/groups/${name}`);
+    expect((await mp.call('GET', `${groupsOf(P)}/${name}`, { bearer: admin })).body).toEqual({ id: g.id, projectId: P.id, name });
+    expect((await mp.call('GET', `${groupsOf(P)}/${g.name}`, { bearer: admin })).status).toBe(404);
+    expect(await groupIdsOf([subject.id])).toEqual([g.id]);
+    expect((await mp.call('GET', `/api/subjects/${subject.login}`, { bearer: admin })).body.group).toBe(name);
+    // The same name again changes nothing.
+    expect((await mp.call('PUT', `${groupsOf(P)}/${name}`, { bearer: admin, body: { name } })).body).toEqual({ id: g.id, projectId: P.id, name });
+  });
+
+  it('a name taken in the project: 409 error.groupExists; a bad name: 400; unknown group or project: 404; nothing changes', async () => {
+    const a = await post(groupsOf(P), { name: unique('g') });
+    const b = await post(groupsOf(P), { name: unique('g') });
+    const taken = await mp.call('PUT', `${groupsOf(P)}/${a.name}`, { bearer: admin, body: { name: b.name } });
+    expect(taken.status).toBe(409);
+    expect(taken.body).toEqual({ message: `Group ${b.name} already exists in project ${P.projectName}`, entityName: 'group', errorCode: 'error.groupExists', params: { timestamp } });
+    const bad = await mp.call('PUT', `${groupsOf(P)}/${a.name}`, { bearer: admin, body: { name: 'a/b' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.fieldErrors[0]).toMatchObject({ objectName: 'groupDTO', field: 'name', message: expect.stringMatching(/^Pattern: /) });
+    expect((await mp.call('PUT', `${groupsOf(P)}/${a.name}`, { bearer: admin, body: {} })).status).toBe(400);
+    expect((await mp.call('PUT', `${groupsOf(P)}/no-such-group`, { bearer: admin, body: { name: unique('g') } })).status).toBe(404);
+    expect((await mp.call('PUT', `/api/projects/no-such-project/groups/${a.name}`, { bearer: admin, body: { name: unique('g') } })).status).toBe(404);
+    expect((await db().select().from(groups).where(eq(groups.id, a.id)))[0]!.name).toBe(a.name);
+  });
+
+  it('who may rename: PROJECT.UPDATE on the project', async () => {
+    const g = await post(groupsOf(P), { name: unique('g') });
+    for (const who of ['otherAdmin', 'affiliate', 'participant', 'clientNoRead'] as const) {
+      const res = await mp.call('PUT', `${groupsOf(P)}/${g.name}`, { bearer: tokens[who], body: { name: unique('g') } });
+      expect(res.status, who).toBe(403);
+      expect(res.body).toEqual(accessDenied);
+    }
+    expect((await db().select().from(groups).where(eq(groups.id, g.id)))[0]!.name).toBe(g.name);
+    expect((await mp.call('PUT', `${groupsOf(P)}/${g.name}`, { bearer: tokens.orgAdmin, body: { name: unique('g') } })).status).toBe(200);
   });
 });
 

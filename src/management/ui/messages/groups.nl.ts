@@ -1,0 +1,33 @@
+/** Dutch texts of a project's groups; a missing key shows the English text. */
+import type { groupsEn } from './groups.en.js';
+
+export const groupsNl: Partial<Record<keyof typeof groupsEn, string>> = {
+  'groups.createTitle': 'Nieuwe groep',
+  'groups.newName': 'Groepsnaam',
+  'groups.create': 'Groep aanmaken',
+  'groups.nameHint': '1–50 letters, cijfers, spaties en _ \' . @ -',
+  'groups.actions': 'Acties',
+  'groups.rename': 'Hernoemen',
+  'groups.renameTitle': 'Groep {group} hernoemen',
+  'groups.delete': 'Verwijderen',
+  'groups.deleteTitle': 'Groep {group} verwijderen',
+  'groups.deleteText': 'De groep wordt verwijderd; de deelnemers blijven in het project.',
+  'groups.unlink': 'Haal ook de deelnemers uit de groep (anders wordt een groep met deelnemers niet verwijderd)',
+  'groups.created': 'Groep {group} aangemaakt.',
+  'groups.renamed': 'Groep hernoemd naar {group}.',
+  'groups.deleted': 'Groep {group} verwijderd.',
+  'groups.added': '{count} deelnemer(s) toegevoegd aan groep {group}.',
+  'groups.removed': '{count} deelnemer(s) uit groep {group} gehaald.',
+  'groups.nameInvalid': 'Een groepsnaam heeft 1–50 letters, cijfers, spaties en alleen _ \' . @ -.',
+  'groups.select': '{login} selecteren',
+  'groups.selectColumn': 'Selecteren',
+  'groups.allOnPage': 'Alles op deze pagina selecteren',
+  'groups.bulkTitle': 'Geselecteerde deelnemers',
+  'groups.bulkGroup': 'Groep voor de geselecteerde deelnemers',
+  'groups.chooseGroup': 'Kies een groep',
+  'groups.add': 'Aan groep toevoegen',
+  'groups.remove': 'Uit groep halen',
+  'groups.noneSelected': 'Selecteer ten minste één deelnemer.',
+  'groups.noGroupChosen': 'Kies een groep.',
+  'groups.bulkFailed': 'De deelnemers zijn niet gewijzigd',
+};
