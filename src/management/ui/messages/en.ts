@@ -9,6 +9,8 @@ import { oauthClientsEn } from './oauth-clients.en.js';
 import { projectsEn } from './projects.en.js';
 import { organizationsEn } from './organizations.en.js';
 import { sourceTypesEn } from './source-types.en.js';
+import { subjectPageEn } from './subject-page.en.js';
+import { sourceTypeFormsEn } from './source-type-forms.en.js';
 import { usersEn } from './users.en.js';
 
 const core = {
@@ -63,6 +65,8 @@ export const en = {
   ...organizationsEn,
   ...projectsEn,
   ...sourceTypesEn,
+  ...subjectPageEn,
+  ...sourceTypeFormsEn,
   ...usersEn,
 };
 

@@ -7,6 +7,8 @@ import { oauthClientsNl } from './oauth-clients.nl.js';
 import { projectsNl } from './projects.nl.js';
 import { organizationsNl } from './organizations.nl.js';
 import { sourceTypesNl } from './source-types.nl.js';
+import { subjectPageNl } from './subject-page.nl.js';
+import { sourceTypeFormsNl } from './source-type-forms.nl.js';
 import { usersNl } from './users.nl.js';
 
 const core: Partial<Record<MessageKey, string>> = {
@@ -52,5 +54,7 @@ export const nl: Partial<Record<MessageKey, string>> = {
   ...organizationsNl,
   ...projectsNl,
   ...sourceTypesNl,
+  ...subjectPageNl,
+  ...sourceTypeFormsNl,
   ...usersNl,
 };
