@@ -47,5 +47,6 @@ export const subjectPageEn = {
   'subjectPage.noChange': 'No field changed',
   'subjectPage.deleted': 'The subject was deleted',
   'subjectPage.newer': 'Newer changes',
+  'subjectPage.moveHint': 'Moving the subject to another project keeps its history; its group must exist there.',
   'subjectPage.older': 'Older changes',
 } as const;

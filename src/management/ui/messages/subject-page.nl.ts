@@ -49,5 +49,6 @@ export const subjectPageNl: Record<keyof typeof subjectPageEn, string> = {
   'subjectPage.noChange': 'Geen veld gewijzigd',
   'subjectPage.deleted': 'De deelnemer is verwijderd',
   'subjectPage.newer': 'Nieuwere wijzigingen',
+  'subjectPage.moveHint': 'Een deelnemer naar een ander project verplaatsen behoudt zijn geschiedenis; zijn groep moet daar bestaan.',
   'subjectPage.older': 'Oudere wijzigingen',
 };
