@@ -87,8 +87,10 @@ describe('admin UI: the subject page', requires(chromiumInstalled), () => {
     await openFromList(first.projectName, login);
     await edit(async (form) => form.getByLabel('External ID').fill('M-1'));
     await openFromList(first.projectName, login);
-    await edit(async (form) => form.getByLabel('Project').selectOption(second.projectName));
-    expect(new URL(page.url()).pathname).toBe(`/managementportal/projects/${second.projectName}`);
+    await edit(async (form) => { await form.getByLabel('Project').selectOption(second.projectName); });
+    // Lands on the subject's page in its new project, naming what was saved.
+    expect(new URL(page.url()).pathname).toBe(`/managementportal/projects/${second.projectName}/subjects/${login}`);
+    expect(await page.getByRole('status').textContent()).toBe(`Subject ${login} saved.`);
 
     const api = await ui.api.call('GET', `/api/subjects/${login}`, { bearer: ui.adminToken });
     expect((api.body as Json).project.projectName).toBe(second.projectName);

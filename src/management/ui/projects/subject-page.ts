@@ -34,7 +34,7 @@ export interface SubjectPageServices {
 export const HISTORY_PAGE_SIZE = 100;
 
 const Params = Type.Object({ name: Type.String(PROJECT_NAME), login: Type.String({ minLength: 1, maxLength: 255 }) });
-const Query = Type.Object({ history: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })) });
+const Query = Type.Object({ history: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })), updated: Type.Optional(Type.String({ maxLength: 255 })) });
 
 /** Bookkeeping of a stored SubjectDTO that is no change a coordinator made. */
 const NOT_COMPARED = new Set(['id', 'createdBy', 'createdDate', 'lastModifiedBy', 'lastModifiedDate', 'roles']);
@@ -144,6 +144,7 @@ export const subjectPageRoutes: FastifyPluginAsyncTypebox<SubjectPageServices> =
       title: t('subjectPage.title', { login }),
       project, subject, path, fields, attributes, tokens,
       inactive: notActiveReason(request, subject),
+      notice: request.query.updated !== undefined ? t('subjects.updated', { login: request.query.updated }) : null,
       may: { update: hasPermission(auth, 'SUBJECT.UPDATE', entity), delete: hasPermission(auth, 'SUBJECT.DELETE', entity) },
       history: historyOf(history.revisions, hasOlder),
       historyTotal: history.total,

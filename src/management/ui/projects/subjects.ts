@@ -130,7 +130,8 @@ export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices>
       const moveTo = values.project && values.project !== name ? await projects.get(values.project, actorOf(request)) : undefined;
       const target = moveTo ? { id: moveTo.id ?? 0, projectName: moveTo.projectName ?? values.project! } : { id: project.id, projectName: name };
       await subjects.update(subjectInputOf(values, { id: target.id, projectName: target.projectName }, subject), actorOf(request));
-      return reply.redirect(`${projectPath(context(request).base, target.projectName)}?updated=${encodeURIComponent(login)}`, 303);
+      // Lands on the subject's page (in its new project when moved), which names what was saved.
+      return reply.redirect(`${subjectPath(context(request).base, target.projectName, login)}?updated=${encodeURIComponent(login)}`, 303);
     } catch (error) {
       const message = formError(request, error);
       if (message === undefined) throw error;
