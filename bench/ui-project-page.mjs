@@ -62,7 +62,7 @@ try {
   for (const which of ['first', 'last']) {
     const api = await (await get(paths.api[which])).json();
     const html = await (await get(paths.page[which])).text();
-    const listed = [...html.matchAll(/<tr>\s*<td>([^<]+)<\/td>/g)].map((m) => m[1]);
+    const listed = [...html.matchAll(/<tr>\s*<td>(?:<a [^>]*>)?([^<]+)(?:<\/a>)?<\/td>/g)].map((m) => m[1]);
     if (JSON.stringify(listed) !== JSON.stringify(api.map((s) => s.login))) {
       throw new BenchFailure(`${which} page lists ${listed.length} subjects (${listed[0]}…), the API ${api.length} (${api[0]?.login}…)`);
     }

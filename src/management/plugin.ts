@@ -282,6 +282,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
         projects: services.projects, oauthClients: services.oauthClients, users: services.users, account, organizations: services.organizations,
         approvals: createApprovalService({ db, now }), resetLimiter, sourceTypes: services.sourceTypes, audits: services.audits,
         subjects: services.subjects, groups: services.groups, sources: services.sources, pairing, subjectSources: services.subjectSources,
+        subjectRevisions: services.subjectRevisions, sourceData: services.sourceData,
       },
       notificationDesk,
       audit,

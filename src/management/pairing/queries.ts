@@ -1,5 +1,5 @@
 /** SQL for meta-tokens (managementportal.md §5). Plain functions over an executor; no rules here. */
-import { and, eq, gt, inArray, lt, or } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
 import { metaTokens, projects, roles, roleUsers, subjects, users, type MetaTokenRow } from '../schema.js';
 
@@ -80,4 +80,13 @@ export async function purgeMetaTokens(db: Executor, now: Date): Promise<number> 
     .where(or(and(eq(metaTokens.fetched, true), eq(metaTokens.persistent, false)), lt(metaTokens.expiryDate, now)))
     .returning({ id: metaTokens.id });
   return removed.length;
+}
+
+/** A subject's meta-tokens an app can still read (persistent or unread, not expired), by expiry; no token names. */
+export async function readableMetaTokensOfSubject(db: Executor, subjectId: number, now: Date) {
+  return db.select({ clientId: metaTokens.clientId, persistent: metaTokens.persistent, createdAt: metaTokens.createdAt, expiryDate: metaTokens.expiryDate })
+    .from(metaTokens)
+    .where(and(eq(metaTokens.subjectId, subjectId), or(eq(metaTokens.persistent, true), eq(metaTokens.fetched, false)), gt(metaTokens.expiryDate, now)))
+    .orderBy(asc(metaTokens.expiryDate))
+    .limit(100);
 }

@@ -31,7 +31,7 @@ import { PRIVACY_POLICY_URL } from '../api/projects/dto.js';
 import { participantProjects } from '../api/subjects/queries.js';
 import { subjectEntity, subjectNotFound } from '../api/subjects/shared.js';
 import {
-  claimMetaToken, deleteMetaToken, findMetaToken, findSubjectById, findSubjectByLogin, insertMetaToken, subjectLoginAndProjectAttributes,
+  claimMetaToken, deleteMetaToken, findMetaToken, findSubjectById, findSubjectByLogin, insertMetaToken, readableMetaTokensOfSubject, subjectLoginAndProjectAttributes,
 } from './queries.js';
 import { TOKEN_NAME, type ClientPairInfoDtoT, type PairQueryT, type TokenDtoT } from './schemas.js';
 import type { OAuthClientRow } from '../schema.js';
@@ -117,9 +117,19 @@ export interface PairingService {
    *   when the subject has no active project
    */
   remove(caller: PairingCaller, tokenName: string): Promise<void>;
+  /**
+   * The subject's meta-tokens an app can still read (the pairing codes handed out and not yet used
+   * up), soonest expiry first, at most 100: client, persistence, creation and expiry, never the
+   * token's name (it is the credential). @throws NotFound `error.subjectNotFound`; AccessDenied
+   *   without SUBJECT.READ on the subject
+   */
+  readableTokens(caller: PairingCaller, login: string): Promise<ReadableMetaToken[]>;
   /** What the app receives: `baseUrl` (the platform's origin) and the base of its `tokenUrl`. */
   readonly addresses: { baseUrl: string; tokenUrlBase: string };
 }
+
+/** A meta-token as the subject page lists it. */
+export interface ReadableMetaToken { clientId: string; persistent: boolean; createdAt: Date; expiryDate: Date }
 
 /** The origin of a URL setting; the setting without trailing slashes when it is not a URL. */
 function originOf(url: string): string {
@@ -225,6 +235,14 @@ export function createPairingService(deps: PairingDeps): PairingService {
       if (body) return body;
       if (!(await findMetaToken(db, tokenName))) throw tokenNotFound(tokenName);
       throw new TokenGone(tokenName);
+    },
+
+    async readableTokens(caller, login) {
+      const subject = await findSubjectByLogin(db, login);
+      if (!subject) throw subjectNotFound();
+      const { associated } = await participantProjects(db, subject.userId);
+      caller.check('SUBJECT.READ', subjectEntity(login, associated));
+      return readableMetaTokensOfSubject(db, subject.subjectId, new Date(deps.now()));
     },
 
     async remove(caller, tokenName) {

@@ -9,6 +9,7 @@ import type { RequestLimiter } from '../account/limiter.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AccountService } from '../account/service.js';
 import type { AuditService } from '../api/audits/service.js';
+import type { SourceDataService } from '../api/source-data/service.js';
 import type { SourceTypeService } from '../api/source-types/service.js';
 import type { OAuthClientService } from '../api/oauth-clients/service.js';
 import type { OrganizationService } from '../api/organizations/service.js';
@@ -51,6 +52,7 @@ export interface AdminUiOptions {
     organizations: OrganizationService;
     approvals: ApprovalService;
     sourceTypes: SourceTypeService;
+    sourceData: SourceDataService;
     audits: AuditService;
     /** The API's limiter of password-reset requests, shared with the page. */
     resetLimiter: RequestLimiter;
@@ -75,7 +77,7 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(publicAccountPages, { account: services.account, sessions, resetLimiter: services.resetLimiter });
   await app.register(ownAccountPages, { account: services.account, signIn, approvals: services.approvals });
   await app.register(organizationRoutes, { organizations: services.organizations, users: services.users });
-  await app.register(sourceTypeRoutes, { sourceTypes: services.sourceTypes });
+  await app.register(sourceTypeRoutes, { sourceTypes: services.sourceTypes, sourceData: services.sourceData });
   await app.register(auditRoutes, { audits: services.audits, now });
   await app.register(userRoutes, { users: services.users, account: services.account, projects: services.projects, organizations: services.organizations });
   await app.register(projectPages, { ...services, hiddenSubjectFields });

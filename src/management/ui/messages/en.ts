@@ -10,6 +10,8 @@ import { projectsEn } from './projects.en.js';
 import { organizationsEn } from './organizations.en.js';
 import { setupEn } from './setup.en.js';
 import { sourceTypesEn } from './source-types.en.js';
+import { subjectPageEn } from './subject-page.en.js';
+import { sourceTypeFormsEn } from './source-type-forms.en.js';
 import { usersEn } from './users.en.js';
 import { groupsEn } from './groups.en.js';
 import { projectSourcesEn } from './project-sources.en.js';
@@ -67,6 +69,8 @@ export const en = {
   ...projectsEn,
   ...setupEn,
   ...sourceTypesEn,
+  ...subjectPageEn,
+  ...sourceTypeFormsEn,
   ...usersEn,
   ...groupsEn,
   ...projectSourcesEn,

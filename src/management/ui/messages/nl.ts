@@ -8,6 +8,8 @@ import { projectsNl } from './projects.nl.js';
 import { organizationsNl } from './organizations.nl.js';
 import { setupNl } from './setup.nl.js';
 import { sourceTypesNl } from './source-types.nl.js';
+import { subjectPageNl } from './subject-page.nl.js';
+import { sourceTypeFormsNl } from './source-type-forms.nl.js';
 import { usersNl } from './users.nl.js';
 import { groupsNl } from './groups.nl.js';
 import { projectSourcesNl } from './project-sources.nl.js';
@@ -56,6 +58,8 @@ export const nl: Partial<Record<MessageKey, string>> = {
   ...projectsNl,
   ...setupNl,
   ...sourceTypesNl,
+  ...subjectPageNl,
+  ...sourceTypeFormsNl,
   ...usersNl,
   ...groupsNl,
   ...projectSourcesNl,

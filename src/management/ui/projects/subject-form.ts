@@ -15,6 +15,8 @@ export const SubjectForm = Type.Object({
   dateOfBirth: Type.Optional(Type.String({ maxLength: 100 })),
   group: Type.Optional(Type.String({ maxLength: 50 })),
   attributes: Type.Optional(Type.String({ maxLength: 100_000 })),
+  /** "Edit subject" only: the project to move the subject to (its own by default). */
+  project: Type.Optional(Type.String({ maxLength: 255 })),
 });
 export type SubjectFormT = Static<typeof SubjectForm>;
 
@@ -25,6 +27,8 @@ export interface SubjectFormValues {
   dateOfBirth: string;
   group: string;
   attributes: string;
+  /** The project the subject is in, or is to be moved to (edit only; '' when creating). */
+  project?: string;
 }
 
 /** Which optional subject fields the pages show (the site setting hides some). */
@@ -57,6 +61,7 @@ export const formValuesOf = (body: SubjectFormT, fields: ShownFields, kept?: Sub
   dateOfBirth: fields.dateOfBirth ? body.dateOfBirth ?? '' : kept?.dateOfBirth ?? '',
   group: fields.group ? body.group ?? '' : kept?.group ?? '',
   attributes: body.attributes ?? '',
+  ...(kept?.project !== undefined ? { project: body.project ?? kept.project } : {}),
 });
 
 /** The form's values of a stored subject (attributes one `key=value` a line). */
@@ -66,6 +71,7 @@ export const formValuesOfSubject = (subject: SubjectDtoT): SubjectFormValues => 
   dateOfBirth: subject.dateOfBirth ?? '',
   group: subject.group ?? '',
   attributes: Object.entries(subject.attributes).map(([key, value]) => `${key}=${value}`).join('\n'),
+  project: subject.project?.projectName ?? '',
 });
 
 function attributesOf(text: string): Record<string, string> {

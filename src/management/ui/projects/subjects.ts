@@ -13,7 +13,9 @@ import type { ProjectService } from '../../api/projects/service.js';
 import type { SubjectDtoT } from '../../api/subjects/schemas.js';
 import type { SubjectService } from '../../api/subjects/service.js';
 import { subjectNotFound } from '../../api/subjects/shared.js';
-import { actorOf } from '../../security/authorization.js';
+import { hasPermission } from '../../authz/oracle.js';
+import { MAX_PAGE_SIZE } from '../../http/paging.js';
+import { actorOf, principal } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import { PROJECT_NAME, projectHeader, projectPath, subjectPath, type ProjectHeader } from './project.js';
 import {
@@ -53,13 +55,13 @@ export function notActiveReason(request: FastifyRequest, subject: SubjectDtoT): 
 /** A form problem or a 4xx of the API on a form: the message the form's alert shows. */
 function formError(request: FastifyRequest, error: unknown): string | undefined {
   if (error instanceof FormProblem) return context(request).t(error.key);
-  if (error instanceof DomainError && (error.status === 400 || error.status === 409)) return error.message;
+  if (error instanceof DomainError && (error.status === 400 || error.status === 404 || error.status === 409)) return error.message;
   return undefined;
 }
 
 export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices> = async (app, { projects, subjects, groups, fields }) => {
   async function showForm(request: FastifyRequest, reply: FastifyReply, options: {
-    project: ProjectHeader; mode: 'create' | 'edit'; values: SubjectFormValues; action: string; login?: string; error?: string;
+    project: ProjectHeader; mode: 'create' | 'edit'; values: SubjectFormValues; action: string; login?: string; error?: string; status?: number;
   }) {
     const { t } = context(request);
     const groupNames = fields.group ? (await groups.list(options.project.name, actorOf(request))).map((g) => g.name) : [];
@@ -68,7 +70,25 @@ export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices>
       ...options,
       groups: groupNames,
       fields,
-    }, options.error ? 400 : 200);
+      moveTargets: options.mode === 'edit' ? await moveTargets(request, options.project.name, options.login ?? '') : [],
+    }, options.error ? options.status ?? 400 : 200);
+  }
+
+  /**
+   * The projects "Edit subject" may move the subject to (the reference's Edit allows it): those the
+   * user may read and holds SUBJECT.UPDATE in, as the API checks the move; the current one first.
+   */
+  async function moveTargets(request: FastifyRequest, current: string, login: string): Promise<string[]> {
+    const auth = principal(request);
+    const { items } = await projects.list({ size: MAX_PAGE_SIZE }, actorOf(request));
+    const names = (items as { projectName: string; organizationName?: string; organization?: { name?: string } }[])
+      .filter((p) => p.projectName !== current)
+      .filter((p) => {
+        const organization = p.organizationName ?? p.organization?.name;
+        return hasPermission(auth, 'SUBJECT.UPDATE', { project: p.projectName, ...(organization ? { organization } : {}), subject: login });
+      })
+      .map((p) => p.projectName);
+    return [current, ...names];
   }
 
   app.get('/projects/:name/subjects/new', { schema: { hide: true, params: ProjectParams } }, async (request, reply) => {
@@ -106,13 +126,17 @@ export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices>
     ]);
     const values = formValuesOf(request.body, fields, formValuesOfSubject(subject));
     try {
-      await subjects.update(subjectInputOf(values, { id: project.id, projectName: name }, subject), actorOf(request));
-      return reply.redirect(`${project.path}?updated=${encodeURIComponent(login)}`, 303);
+      // Moved to another project: the API's move (SUBJECT.UPDATE in both); the history goes along.
+      const moveTo = values.project && values.project !== name ? await projects.get(values.project, actorOf(request)) : undefined;
+      const target = moveTo ? { id: moveTo.id ?? 0, projectName: moveTo.projectName ?? values.project! } : { id: project.id, projectName: name };
+      await subjects.update(subjectInputOf(values, { id: target.id, projectName: target.projectName }, subject), actorOf(request));
+      // Lands on the subject's page (in its new project when moved), which names what was saved.
+      return reply.redirect(`${subjectPath(context(request).base, target.projectName, login)}?updated=${encodeURIComponent(login)}`, 303);
     } catch (error) {
       const message = formError(request, error);
       if (message === undefined) throw error;
       const action = `${subjectPath(context(request).base, name, login)}/edit`;
-      return showForm(request, reply, { project, mode: 'edit', values, action, login, error: message });
+      return showForm(request, reply, { project, mode: 'edit', values, action, login, error: message, status: error instanceof DomainError && error.status === 409 ? 409 : 400 });
     }
   });
 
