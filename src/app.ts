@@ -112,7 +112,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
 
   // The admin UI's notification pages read and send through the app server (the domains meet only here).
-  const notificationDesk = appserverNotificationDesk(app.db.db, app.events);
+  const notificationDesk = appserverNotificationDesk(app.db.db, app.events, config);
   await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk, now: options.managementNow, operations: app.operations });
   // The app server verifies this process's tokens with the management keys directly (no HTTP).
   await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys), radarIs, protocolSource: options.protocolSource });

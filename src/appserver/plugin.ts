@@ -25,7 +25,7 @@ import { dataMessageCodec } from './data-messages/codec.js';
 import { dataMessageRoutes } from './data-messages/routes.js';
 import { FcmDataMessageDto } from './data-messages/schemas.js';
 import { createNotificationEmailSender } from './transmit/email.js';
-import { createFcmSender } from './transmit/fcm.js';
+import { createFcmSender, resolveFcmSender } from './transmit/fcm.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { createSchedulerMetrics } from './scheduler/metrics.js';
 import { createGithubClient } from './github/client.js';
@@ -38,6 +38,7 @@ import { protocolRoutes } from './protocols/routes.js';
 import { access, installGuard } from './security/guard.js';
 import { createAppserverSecurity, type LocalTokenAuthority } from './security/setup.js';
 import type { RadarIsConfig } from './security/radar-is-config.js';
+import type { Config } from '../config.js';
 import { createScheduleService } from './schedules/service.js';
 import { scheduleRoutes } from './schedules/routes.js';
 import { startScheduleRuns } from './schedules/interval.js';
@@ -53,8 +54,11 @@ export type { LocalTokenAuthority } from './security/setup.js';
 export { readRadarIsConfig, type RadarIsConfig } from './security/radar-is-config.js';
 
 /** The admin UI's view of notifications (its `NotificationDesk`): `app.ts` hands it to the management domain. */
-export const appserverNotificationDesk = (db: Database, bus: Parameters<typeof appserverEvents>[0]) =>
-  createStudyNotifications({ db, events: appserverEvents(bus) });
+export const appserverNotificationDesk = (db: Database, bus: Parameters<typeof appserverEvents>[0], config: Parameters<typeof resolveFcmSender>[0] & Pick<Config, 'schedulerEnabled'>) => {
+  const sender = resolveFcmSender(config);
+  const mode = sender === 'disabled' ? 'disabled' : config.fcmEmulatorHost ? 'emulator' : 'fcm';
+  return createStudyNotifications({ db, events: appserverEvents(bus), push: { mode, emulatorHost: config.fcmEmulatorHost, scheduler: config.schedulerEnabled } });
+};
 
 export interface AppserverPluginOptions {
   /** The authorization server in this process: its keys and its users' status (issue 21 item 2a). */

@@ -13,17 +13,22 @@ import { findProjectByProjectId } from './projects/queries.js';
 import { findProjectAndUser, listUsersOfProject } from './users/queries.js';
 import { EVERYTHING } from './security/oracle.js';
 
+/** Where the scheduler sends (the management domain's `PushRoute`, declared again: the domains share no imports). */
+export interface PushRoute { mode: 'fcm' | 'emulator' | 'disabled'; emulatorHost?: string | undefined; scheduler: boolean }
+
 /** The app package of the questionnaire app (aRMT), the reference's default for generated notifications. */
 const ARMT_PACKAGE = 'org.phidatalab.radar-armt';
 /** A test notification may wait this long for a device that is offline. */
 const TEST_TTL_SECONDS = 86_400;
 
-export function createStudyNotifications(deps: { db: Database; events: AppserverEventBus; clock?: () => Date }) {
-  const { db } = deps;
+export function createStudyNotifications(deps: { db: Database; events: AppserverEventBus; push: PushRoute; clock?: () => Date }) {
+  const { db, push } = deps;
   const clock = deps.clock ?? (() => new Date());
   const service = createMessageService(notificationCodec, deps);
 
   return {
+    push,
+
     /** The project's app users; undefined when the app server does not know the project. */
     async users(projectId: string) {
       const project = await findProjectByProjectId(db, projectId);

@@ -49,6 +49,10 @@ describe('notification pages in the browser', requires(chromiumInstalled), () =>
     await page.getByRole('link', { name: subject.subjectId, exact: true }).click();
     await screenshot(page, 'notifications-user-empty');
 
+    // Before sending: where push goes from here (issue 31 item 9).
+    expect(await page.getByRole('note').filter({ hasText: 'FCM emulator' }).textContent()).toContain(`FCM emulator at ${stub.host}`);
+    expect(await page.getByRole('alert').count()).toBe(0);
+
     const title = unique('Hello from the portal');
     await page.getByLabel('Title', { exact: true }).fill(title);
     await page.getByRole('button', { name: 'Send test notification' }).click();
@@ -62,7 +66,7 @@ describe('notification pages in the browser', requires(chromiumInstalled), () =>
     await expect.poll(async () => {
       await page.reload();
       return page.getByRole('row').filter({ hasText: title }).textContent();
-    }, { timeout: 30_000 }).toMatch(/EXECUTED|DELIVERED|SENT/);
+    }, { timeout: 30_000 }).toMatch(/Handed to FCM \(EXECUTED\)|Delivered: the app reported it \(DELIVERED\)/);
     const row = page.getByRole('row').filter({ hasText: title });
     await row.getByText('State history').click();
     const history = await row.getByRole('listitem').allTextContents();

@@ -27,4 +27,9 @@ export const notificationsEn = {
   'notifications.titleRequired': 'A title is required.',
   'notifications.sent': 'The test notification is queued; the scheduler sends it now.',
   'notifications.backToProject': 'Back to the project\'s users',
+  'notifications.pushDisabled': 'Push is off on this server (FCMSERVER_FCMSENDER=disabled, or no FCM credentials): a test notification is stored, but no phone receives it.',
+  'notifications.pushEmulator': 'Push goes to an FCM emulator at {host} (FCM_EMULATOR_HOST), not to Firebase: no phone receives it.',
+  'notifications.noScheduler': 'This instance runs no scheduler (SCHEDULER_ENABLED=false): another instance must send the notification.',
+  'notifications.stateExecuted': 'Handed to FCM (EXECUTED)',
+  'notifications.stateDelivered': 'Delivered: the app reported it (DELIVERED)',
 } as const;

@@ -22,7 +22,16 @@ export interface NotificationSummary {
   states: { state: string; time: Date }[];
 }
 
+/**
+ * Where this instance's scheduler sends: FCM itself, an FCM emulator (no phone receives it), or
+ * nowhere (`FCMSERVER_FCMSENDER=disabled`, or no FCM credentials outside prod). `scheduler` is false
+ * when this instance runs no scheduler (`SCHEDULER_ENABLED=false`): another instance must send.
+ */
+export interface PushRoute { mode: 'fcm' | 'emulator' | 'disabled'; emulatorHost?: string | undefined; scheduler: boolean }
+
 export interface NotificationDesk {
+  /** Where a test notification would go from here (the page says so before a coordinator sends). */
+  readonly push: PushRoute;
   /** The project's app users; undefined when the app server does not know the project. */
   users(projectId: string): Promise<AppUserSummary[] | undefined>;
   /** A user's notifications, newest first; undefined when the app server has no such user. */

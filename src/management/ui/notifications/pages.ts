@@ -13,6 +13,7 @@ import { NotFound } from '../../errors.js';
 import { actorOf, type Actor } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import type { NotificationDesk } from './desk.js';
+import type { Translate } from '../i18n.js';
 
 const ProjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 255 }) });
 const SubjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 255 }), subjectId: Type.String({ minLength: 1, maxLength: 255 }) });
@@ -23,6 +24,13 @@ const SendForm = Type.Object({
 });
 const SentQuery = Type.Object({ sent: Type.Optional(Type.String({ maxLength: 20 })) });
 const hide = { hide: true };
+
+/**
+ * A state as a coordinator should read it (issue 31 item 9): EXECUTED means FCM accepted the
+ * message, not that a phone shows it; only DELIVERED is the app's own report.
+ */
+const stateLabel = (t: Translate) => (state: string): string =>
+  state === 'EXECUTED' ? t('notifications.stateExecuted') : state === 'DELIVERED' ? t('notifications.stateDelivered') : state;
 
 export const notificationPages: FastifyPluginAsyncTypebox<{ projects: ProjectService; desk: NotificationDesk | undefined; audit: AuditLog }> = async (app, { projects, desk, audit }) => {
   /** The project's organization, with 403/404 as the API answers them; then the permission on (project, subject). */
@@ -60,6 +68,7 @@ export const notificationPages: FastifyPluginAsyncTypebox<{ projects: ProjectSer
     return render(request, reply, 'notifications/user', {
       title: ui.t('notifications.userTitle', { subject: subjectId }), projectId, subjectId, notifications,
       sent: request.query.sent === '1', form: { title: ui.t('notifications.testTitle'), body: ui.t('notifications.testBody') }, error: null,
+      push: requireDesk().push, stateLabel: stateLabel(ui.t),
     });
   });
 
@@ -75,7 +84,7 @@ export const notificationPages: FastifyPluginAsyncTypebox<{ projects: ProjectSer
       const notifications = (await sink.notifications(projectId, subjectId)) ?? [];
       return render(request, reply, 'notifications/user', {
         title: ui.t('notifications.userTitle', { subject: subjectId }), projectId, subjectId, notifications,
-        sent: false, form: { title, body }, error: ui.t('notifications.titleRequired'),
+        sent: false, form: { title, body }, error: ui.t('notifications.titleRequired'), push: sink.push, stateLabel: stateLabel(ui.t),
       }, 400);
     }
     // An unknown app user is the notification service's 404. A unique source per send: two tests
