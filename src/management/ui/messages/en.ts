@@ -5,13 +5,14 @@
 import { accountEn } from './account.en.js';
 import { auditsEn } from './audits.en.js';
 import { notificationsEn } from './notifications.en.js';
+import { oauthEn } from './oauth.en.js';
 import { oauthClientsEn } from './oauth-clients.en.js';
 import { projectsEn } from './projects.en.js';
 import { organizationsEn } from './organizations.en.js';
 import { sourceTypesEn } from './source-types.en.js';
 import { usersEn } from './users.en.js';
 
-const core = {
+export const coreEn = {
   // Layout and navigation
   'app.title': 'RADAR-base ManagementPortal',
   'nav.label': 'Main',
@@ -24,6 +25,8 @@ const core = {
   'nav.notifications': 'Notifications',
   'nav.account': 'Account',
   'nav.signOut': 'Sign out',
+  'nav.menu': 'Menu',
+  'nav.language': 'Language',
   'logo.navbar': 'RADAR-base logo',
   'logo.home': 'RADAR-base',
   'time.zone': 'UTC',
@@ -55,11 +58,12 @@ const core = {
 
 /** Every area's texts: one spread per page area. */
 export const en = {
-  ...core,
+  ...coreEn,
   ...accountEn,
   ...auditsEn,
   ...notificationsEn,
   ...oauthClientsEn,
+  ...oauthEn,
   ...organizationsEn,
   ...projectsEn,
   ...sourceTypesEn,
