@@ -95,6 +95,22 @@ async function overflow(p: Page): Promise<{ excess: number; culprits: string[] }
   });
 }
 
+/** Controls of the page's content smaller than a thumb: links, buttons and fields under 40 px high, boxes under 22 px. */
+async function smallTargets(p: Page): Promise<string[]> {
+  return p.evaluate(() => {
+    interface El { tagName: string; type?: string; textContent: string | null; getAttribute(name: string): string | null; getBoundingClientRect(): { width: number; height: number } }
+    const doc = (globalThis as unknown as { document: { querySelectorAll(selector: string): Iterable<El> } }).document;
+    const small: string[] = [];
+    for (const el of doc.querySelectorAll('main a[href], main button, main input:not([type=hidden]), main select, main textarea')) {
+      const { width, height } = el.getBoundingClientRect();
+      if (width === 0 && height === 0) continue;
+      const box = el.type === 'checkbox' || el.type === 'radio';
+      if (height < (box ? 22 : 40)) small.push(`${el.tagName.toLowerCase()} "${(el.textContent ?? el.getAttribute('name') ?? '').trim().slice(0, 30)}" ${Math.round(height)}px`);
+    }
+    return small;
+  });
+}
+
 /** A page's kind: its path with entity names replaced, so each list's detail or edit page is visited once. */
 function kindOf(url: URL, basePath: string): string {
   const rest = url.pathname.slice(basePath.length).split('/').filter(Boolean);
@@ -125,6 +141,10 @@ describe('at 390 px wide and in Dutch', requires(chromiumInstalled), () => {
     }
     if ((await page.getAttribute('html', 'lang')) !== 'nl') problems.push({ url, problem: 'not in Dutch (<html lang>)' });
     for (const english of englishIn(await pageTexts(page))) problems.push({ url, problem: `English left: ${english}` });
+    // The subject page and the pairing page are used one-handed, on a phone beside the participant.
+    if (/\/subjects\/(?!new$)[^/]+(\/pair)?$/.test(new URL(url).pathname)) {
+      for (const target of await smallTargets(page)) problems.push({ url, problem: `too small to tap: ${target}` });
+    }
   }
 
   it('the checks can fail: a wide page and an English text are found', async () => {
