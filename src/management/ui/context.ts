@@ -161,7 +161,7 @@ export function render(request: FastifyRequest, reply: FastifyReply, template: s
       ...data,
       t: ui.t, lang: ui.lang, base: ui.base, csrf: ui.session?.csrfToken ?? '', auth: ui.auth, sysAdmin: isSysAdmin(ui.auth),
       time: (value: Date | string | number | null | undefined) => timeHtml(value, ui.t('time.zone')),
-      languages: languageLinks(request, ui),
+      languageSwitch: languageLinks(request, ui),
     });
 }
 

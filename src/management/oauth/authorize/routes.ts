@@ -60,7 +60,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       .header('pragma', 'no-cache')
       .header('referrer-policy', 'no-referrer')
       .header('content-security-policy', OAUTH_PAGE_CSP)
-      .view(`oauth/${template}`, { ...data, t: translator(lang), lang, languages });
+      .view(`oauth/${template}`, { ...data, t: translator(lang), lang, languageSwitch: languages });
   }
 
   const setSessionCookie = (request: FastifyRequest, reply: FastifyReply, session: Session) => setCookie(request, reply, session, cookiePath);

@@ -26,7 +26,6 @@ export const coreEn = {
   'nav.account': 'Account',
   'nav.signOut': 'Sign out',
   'nav.menu': 'Menu',
-  'nav.language': 'Language',
   'logo.navbar': 'RADAR-base logo',
   'logo.home': 'RADAR-base',
   'time.zone': 'UTC',

@@ -26,7 +26,6 @@ const core: Record<keyof typeof coreEn, string> = {
   'nav.account': 'Account',
   'nav.signOut': 'Afmelden',
   'nav.menu': 'Menu',
-  'nav.language': 'Taal',
   'logo.navbar': 'RADAR-base-logo',
   'logo.home': 'RADAR-base',
   'time.zone': 'UTC',
