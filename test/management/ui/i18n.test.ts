@@ -11,7 +11,8 @@ import { languageOf } from '../../../src/management/ui/i18n.js';
 import { users } from '../../../src/management/schema.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { managementClient } from '../../helpers/management-api.js';
-import { uiClient } from '../../helpers/ui-client.js';
+import { csrfOf, uiClient } from '../../helpers/ui-client.js';
+import { upsertClient } from '../../../src/management/oauth/clients/queries.js';
 
 describe('the catalogue', () => {
   it('has a Dutch text for every English key', () => {
@@ -112,5 +113,23 @@ describe('a page\'s language', () => {
     expect(langOf(dutch.body)).toBe('nl');
     expect(dutch.body).toContain('Onbekende client');
     expect(dutch.body).not.toContain('Unknown client');
+  });
+
+  it('the OAuth consent page follows the account over the browser', async () => {
+    const { login } = await managementClient(t.app).userWithRole('ROLE_ORGANIZATION_ADMIN', { organization: 'main' });
+    await t.app.db.db.update(users).set({ langKey: 'nl' }).where(eq(users.login, login));
+    const clientId = `i18n-${login}`;
+    await upsertClient(t.app.db.db, {
+      clientId, resourceIds: ['res_ManagementPortal'], clientSecret: null, scope: ['SUBJECT.READ'], authorizedGrantTypes: ['authorization_code'],
+      redirectUris: ['https://app.example.org/cb'], autoApprove: [], accessTokenValidity: 900, refreshTokenValidity: 3600,
+    });
+    const ui = uiClient(t.app, '/managementportal', { 'accept-language': 'en' });
+    const signInPage = await ui.get(`/managementportal/oauth/authorize?response_type=code&client_id=${clientId}&redirect_uri=https%3A%2F%2Fapp.example.org%2Fcb`);
+    expect(langOf(signInPage.body)).toBe('en');
+    const requestId = /name="request_id" value="([^"]*)"/.exec(signInPage.body)![1]!;
+    const consent = await ui.post('/managementportal/oauth/login', { _csrf: csrfOf(signInPage.body), request_id: requestId, username: login, password: 'Passw0rd' });
+    expect(consent.status).toBe(200);
+    expect(langOf(consent.body)).toBe('nl');
+    expect(consent.body).toContain('Toestaan');
   });
 });

@@ -39,17 +39,20 @@ export interface AuthorizeRoutesOptions {
   /** The session cookie's path: the whole management domain (sign-in pages, admin UI, API). */
   cookiePath: string;
   now: () => number;
+  /** The account's language (`users.lang_key`) of a signed-in user, for the consent page. */
+  languageOfUser: (login: string) => Promise<string | null>;
 }
 
 /** Form bodies, the signed session cookie and `reply.view` come from the pages scope (management/pages.ts). */
-export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize, sessions, cookiePath, now }) => {
+export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize, sessions, cookiePath, now, languageOfUser }) => {
 
   /**
    * Renders `views/oauth/<template>` in the page's language: the `lang` cookie of the admin UI's
-   * language switch, else the browser's (ui/i18n.ts). A GET page links the switch back to itself.
+   * language switch, else the signed-in account's (`account`), else the browser's (ui/i18n.ts). A
+   * GET page links the switch back to itself.
    */
-  function page(request: FastifyRequest, reply: FastifyReply, status: number, template: string, data: Record<string, unknown>) {
-    const lang = languageOf({ cookie: request.cookies[LANGUAGE_COOKIE], acceptLanguage: request.headers['accept-language'] });
+  function page(request: FastifyRequest, reply: FastifyReply, status: number, template: string, data: Record<string, unknown>, account: string | null = null) {
+    const lang = languageOf({ cookie: request.cookies[LANGUAGE_COOKIE], account, acceptLanguage: request.headers['accept-language'] });
     const back = request.method === 'GET' ? `&return=${encodeURIComponent(request.url)}` : '';
     const languages = Object.entries(LANGUAGE_NAMES).map(([code, name]) => ({
       lang: code, name, current: code === lang, href: `${cookiePath}language?lang=${code}${back}`,
@@ -78,9 +81,10 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       await sessions.save(session);
       return reply.header('cache-control', 'no-store').redirect(next.redirect, 302);
     }
+    const account = session.userLogin ? await languageOfUser(session.userLogin) : null;
     return page(request, reply, 200, 'consent', {
       csrf: session.csrfToken, requestId: next.consent.requestId, clientId: next.consent.clientId, scope: next.consent.scope, user: session.userLogin,
-    });
+    }, account);
   }
 
   app.setErrorHandler((error: FastifyError | AuthorizationRedirect | AuthorizationPageError, request, reply) => {
