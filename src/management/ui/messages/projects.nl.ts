@@ -65,7 +65,7 @@ export const projectsNl: Record<keyof typeof projectsEn, string> = {
   'pair.generate': 'QR-code maken',
   'pair.noClients': 'Geen enkele OAuth-client staat dynamische registratie toe.',
   'pair.qrAlt': 'QR-code om de app van deelnemer {login} te koppelen',
-  'pair.instructions': 'Scan deze QR-code met de app. Hij is één keer te lezen, tenzij het token blijvend is.',
+  'pair.instructions': 'Scan deze QR-code met de app. De code kan één keer worden gelezen, tenzij het token blijvend is.',
   'pair.tokenName': 'Tokennaam',
   'pair.expires': 'Verloopt',
   'pair.url': 'Token-URL',
