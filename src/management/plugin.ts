@@ -36,6 +36,7 @@ import { createApprovalService } from './oauth/authorize/approvals.js';
 import { createBearerAuth } from './security/bearer-auth.js';
 import { createSessionAuth } from './security/session-auth.js';
 import { logoutRoutes } from './security/logout-routes.js';
+import { findUserByLogin } from './security/queries.js';
 import { resolveSessionSecret } from './session/secret.js';
 import { createSessionStore } from './session/sessions.js';
 import { createAccountMail } from './mail/account-mail.js';
@@ -274,6 +275,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       sessions,
       cookiePath,
       now,
+      languageOfUser: async (login) => (await findUserByLogin(db, login))?.langKey ?? null,
     });
     await pages.register(adminUi, {
       sessions, sessionAuth, now, logoDir: settings.ui.logoDir, hiddenSubjectFields: settings.hiddenSubjectFields,

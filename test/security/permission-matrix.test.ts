@@ -676,7 +676,7 @@ const OPEN = new Set([
   `POST ${MP}/oauth/token`, `GET ${MP}/oauth/token`, `POST ${MP}/oauth/check_token`, `POST ${MP}/oauth/introspect`,
   `POST ${MP}/oauth/revoke`, `GET ${MP}/oauth/token_key`, `GET ${MP}/.well-known/jwks.json`,
   `GET ${MP}/.well-known/oauth-authorization-server`, `GET ${MP}/oauth/authorize`, `POST ${MP}/oauth/login`, `POST ${MP}/oauth/authorize`,
-  `GET ${MP}/content/:file`, `GET ${MP}/content/images/:file`, `GET ${MP}/login`, `POST ${MP}/login`, `POST ${MP}/logout`,
+  `GET ${MP}/content/:file`, `GET ${MP}/content/images/:file`, `GET ${MP}/login`, `POST ${MP}/login`, `GET ${MP}/language`, `POST ${MP}/logout`,
   `GET ${MP}/account/reset/request`, `POST ${MP}/account/reset/request`, `GET ${MP}/account/reset/finish`,
   `POST ${MP}/account/reset/finish`, `GET ${MP}/account/reset/done`, `GET ${MP}/activate`, `POST ${MP}/activate`, `GET ${MP}/activate/done`,
   `GET ${MP}/api/profile-info`, `GET ${MP}/api/sitesettings`, `GET ${MP}/api/public/projects`, `GET ${MP}/api/meta-token/:tokenName`,

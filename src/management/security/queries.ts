@@ -33,6 +33,8 @@ export interface UserWithRoles {
   id: number;
   login: string;
   activated: boolean;
+  /** The account's language (`lang_key`); null when the query did not select it. */
+  langKey: string | null;
   roles: UserRole[];
   /** Source UUIDs of the user's subject, when asked for. */
   sources: string[];
@@ -57,7 +59,8 @@ export function userWithRolesOf(row: Record<string, unknown> | undefined): UserW
   if (!row || row.id === null || row.id === undefined) return undefined;
   // postgres.js parses json columns; PGlite may hand them over as text.
   const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
-  return { id: Number(row.id), login: row.login as string, activated: row.activated as boolean, roles: json<UserRole[]>(row.roles), sources: json<string[]>(row.sources) };
+  const langKey = typeof row.lang_key === 'string' ? row.lang_key : null;
+  return { id: Number(row.id), login: row.login as string, activated: row.activated as boolean, langKey, roles: json<UserRole[]>(row.roles), sources: json<string[]>(row.sources) };
 }
 
 /**
@@ -68,7 +71,7 @@ export function userWithRolesOf(row: Record<string, unknown> | undefined): UserW
 export async function findUserWithRoles(db: Executor, login: string, options: { sources?: boolean } = {}): Promise<UserWithRoles | undefined> {
   const sources = options.sources ? userSourcesJson : sql`'[]'::json`;
   const [row] = executedRows(await db.execute(sql`
-    select u.id, u.login, u.activated, ${userRolesJson} as roles, ${sources} as sources
+    select u.id, u.login, u.activated, u.lang_key, ${userRolesJson} as roles, ${sources} as sources
     from management.users u where u.login = ${login}`));
   return userWithRolesOf(row);
 }

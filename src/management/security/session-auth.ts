@@ -102,6 +102,7 @@ export function createSessionAuth(deps: SessionAuthDeps): SessionAuth {
       clientCredentials: false,
       roles,
       jti: undefined,
+      langKey: user.langKey,
     };
   }
 

@@ -18,7 +18,7 @@ import type { MpAuth } from '../security/principal.js';
 import { mayUseAdminUi, type SessionAuth } from '../security/session-auth.js';
 import { sessionIdOf, setSessionCookie } from '../session/cookie.js';
 import type { Session, SessionStore } from '../session/sessions.js';
-import { languageOf, translator, type MessageKey, type Translate } from './i18n.js';
+import { LANGUAGE_COOKIE, LANGUAGE_NAMES, languageOf, translator, type MessageKey, type Translate } from './i18n.js';
 
 export interface UiContext {
   /** The site's path prefix (`MANAGEMENTPORTAL_CONTEXT_PATH`): every link and form starts with it. */
@@ -98,7 +98,7 @@ export function uiGuard(deps: UiGuardDeps) {
       if (principal && mayUseAdminUi(principal)) auth = { ...principal, sessionId: session.id, address: request.ip };
     }
     request.mpAuth = auth ?? null;
-    const lang = languageOf(undefined, request.headers['accept-language']);
+    const lang = languageOf({ cookie: request.cookies[LANGUAGE_COOKIE], account: auth?.langKey, acceptLanguage: request.headers['accept-language'] });
     request.ui = { base: deps.base, session, auth, lang, t: translator(lang) };
 
     const publicPage = request.routeOptions.config.publicPage === true;
@@ -161,7 +161,20 @@ export function render(request: FastifyRequest, reply: FastifyReply, template: s
       ...data,
       t: ui.t, lang: ui.lang, base: ui.base, csrf: ui.session?.csrfToken ?? '', auth: ui.auth, sysAdmin: isSysAdmin(ui.auth),
       time: (value: Date | string | number | null | undefined) => timeHtml(value, ui.t('time.zone')),
+      languageSwitch: languageLinks(request, ui),
     });
+}
+
+/**
+ * The navbar's language switch: a link per language to `/language`, back to this page (a GET's
+ * own URL; after a form post, which a GET of its URL may not answer, the home page).
+ */
+function languageLinks(request: FastifyRequest, ui: UiContext): { lang: string; name: string; href: string; current: boolean }[] {
+  const back = request.method === 'GET' ? safeNext(request.url, ui.base) : `${ui.base}/`;
+  return Object.entries(LANGUAGE_NAMES).map(([lang, name]) => ({
+    lang, name, current: lang === ui.lang,
+    href: `${ui.base}/language?lang=${lang}&return=${encodeURIComponent(back)}`,
+  }));
 }
 
 /** A message key of the catalogue, for errors pages show. */

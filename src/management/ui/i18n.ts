@@ -1,7 +1,13 @@
 /**
- * The admin UI's message catalogue: `en` is complete, `nl` translates what it has and falls back to
- * `en` key by key. A page's language is the browser's first `Accept-Language` the catalogue
- * knows, else `en`.
+ * The message catalogue of the management domain's pages (admin UI, OAuth sign-in and consent):
+ * `en` and `nl` are both complete (test/management/ui/i18n.test.ts holds every key of one to the
+ * other); a key a catalogue lacks all the same shows the English text.
+ *
+ * A page's language (issue 31 item 13), first that the catalogue has:
+ * 1. the `lang` cookie the navbar's language switch sets (`GET /language`);
+ * 2. the signed-in account's language (`users.lang_key`);
+ * 3. the browser's `Accept-Language`, in its order;
+ * else `en`.
  */
 import { en, type MessageKey } from './messages/en.js';
 import { nl } from './messages/nl.js';
@@ -11,6 +17,12 @@ export type Translate = (key: MessageKey, params?: Record<string, string | numbe
 
 const CATALOGUES: Readonly<Record<string, Partial<Record<MessageKey, string>>>> = { en, nl };
 export const LANGUAGES = Object.keys(CATALOGUES);
+/** The cookie the language switch sets; on the context path, so the OAuth pages read it too. */
+export const LANGUAGE_COOKIE = 'lang';
+/** Each language's name in that language, for the switch. */
+export const LANGUAGE_NAMES: Readonly<Record<string, string>> = { en: 'English', nl: 'Nederlands' };
+
+export const isLanguage = (lang: unknown): lang is string => typeof lang === 'string' && Object.hasOwn(CATALOGUES, lang);
 
 export function translator(lang: string): Translate {
   const catalogue = CATALOGUES[lang] ?? en;
@@ -20,12 +32,22 @@ export function translator(lang: string): Translate {
   };
 }
 
-/** The first language of `Accept-Language` the catalogue has, else `en`. */
-export function languageOf(preferred: string | null | undefined, acceptLanguage: string | undefined): string {
-  if (preferred && preferred in CATALOGUES) return preferred;
+export interface LanguageSources {
+  /** The `lang` cookie's value. */
+  cookie?: string | null | undefined;
+  /** The signed-in account's `lang_key`. */
+  account?: string | null | undefined;
+  /** The request's `Accept-Language` header. */
+  acceptLanguage?: string | undefined;
+}
+
+/** The page's language: the cookie's, else the account's, else the browser's first the catalogue has, else `en`. */
+export function languageOf({ cookie, account, acceptLanguage }: LanguageSources): string {
+  if (isLanguage(cookie)) return cookie;
+  if (isLanguage(account)) return account;
   for (const part of (acceptLanguage ?? '').split(',')) {
     const tag = part.split(';')[0]!.trim().toLowerCase().split('-')[0]!;
-    if (tag in CATALOGUES) return tag;
+    if (isLanguage(tag)) return tag;
   }
   return 'en';
 }

@@ -25,6 +25,7 @@ import { contentRoutes } from './content.js';
 import { uiGuard } from './context.js';
 import { uiErrorHandler } from './errors.js';
 import { homeRoutes } from './home.js';
+import { languageRoutes } from './language.js';
 import type { NotificationDesk } from './notifications/desk.js';
 import { notificationPages } from './notifications/pages.js';
 import { oauthClientRoutes } from './oauth-clients.js';
@@ -71,6 +72,7 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
 
   await app.register(contentRoutes, { logoDir });
   await app.register(signInRoutes, { signIn, sessions, sessionAuth, now });
+  await app.register(languageRoutes);
   await app.register(homeRoutes, { projects: services.projects });
   await app.register(notificationPages, { projects: services.projects, desk: notificationDesk, audit });
   await app.register(oauthClientRoutes, { oauthClients: services.oauthClients });

@@ -4,18 +4,20 @@
  * (`AuthorizationPageError`); any other error goes back to the client's redirect URI
  * (`AuthorizationRedirect` carrying an OAuth error).
  */
+import { oauthEn, type OAuthPageMessage } from '../../ui/messages/oauth.en.js';
 import { OAuthError } from '../errors.js';
 
+/** An error page of the authorization endpoint; `key` names its text in the pages' catalogue (its message is the English one). */
 export class AuthorizationPageError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
+  constructor(readonly status: number, readonly key: OAuthPageMessage) {
+    super(oauthEn[key]);
     this.name = 'AuthorizationPageError';
   }
 }
 
 /** A form posted without the session's CSRF token (or without a session). */
 export class CsrfRejected extends AuthorizationPageError {
-  constructor() { super(403, 'The form has expired or was not sent by this site. Start the sign-in again from the application.'); }
+  constructor() { super(403, 'oauth.csrf'); }
 }
 
 export class UnsupportedResponseType extends OAuthError { readonly error = 'unsupported_response_type'; }

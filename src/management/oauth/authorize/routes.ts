@@ -19,6 +19,7 @@ import { TooManyFailedAttempts } from '../limiter.js';
 import { OAUTH_PAGE_CSP } from './page-csp.js';
 import { AuthorizationPageError, AuthorizationRedirect, CsrfRejected } from './errors.js';
 import type { AuthorizeService, NextStep } from './service.js';
+import { LANGUAGE_COOKIE, LANGUAGE_NAMES, languageOf, translator, type MessageKey } from '../../ui/i18n.js';
 import { AuthorizationQuerySchema, ConsentForm, HtmlPage, Redirect, SCOPE_FIELD_PREFIX, SignInForm } from './schemas.js';
 
 const tags = ['management: oauth'];
@@ -38,19 +39,31 @@ export interface AuthorizeRoutesOptions {
   /** The session cookie's path: the whole management domain (sign-in pages, admin UI, API). */
   cookiePath: string;
   now: () => number;
+  /** The account's language (`users.lang_key`) of a signed-in user, for the consent page. */
+  languageOfUser: (login: string) => Promise<string | null>;
 }
 
 /** Form bodies, the signed session cookie and `reply.view` come from the pages scope (management/pages.ts). */
-export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize, sessions, cookiePath, now }) => {
+export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> = async (app, { authorize, sessions, cookiePath, now, languageOfUser }) => {
 
-  function page(reply: FastifyReply, status: number, template: string, data: Record<string, unknown>) {
+  /**
+   * Renders `views/oauth/<template>` in the page's language: the `lang` cookie of the admin UI's
+   * language switch, else the signed-in account's (`account`), else the browser's (ui/i18n.ts). A
+   * GET page links the switch back to itself.
+   */
+  function page(request: FastifyRequest, reply: FastifyReply, status: number, template: string, data: Record<string, unknown>, account: string | null = null) {
+    const lang = languageOf({ cookie: request.cookies[LANGUAGE_COOKIE], account, acceptLanguage: request.headers['accept-language'] });
+    const back = request.method === 'GET' ? `&return=${encodeURIComponent(request.url)}` : '';
+    const languages = Object.entries(LANGUAGE_NAMES).map(([code, name]) => ({
+      lang: code, name, current: code === lang, href: `${cookiePath}language?lang=${code}${back}`,
+    }));
     return reply.code(status)
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')
       .header('pragma', 'no-cache')
       .header('referrer-policy', 'no-referrer')
       .header('content-security-policy', OAUTH_PAGE_CSP)
-      .view(`oauth/${template}`, data);
+      .view(`oauth/${template}`, { ...data, t: translator(lang), lang, languageSwitch: languages });
   }
 
   const setSessionCookie = (request: FastifyRequest, reply: FastifyReply, session: Session) => setCookie(request, reply, session, cookiePath);
@@ -62,15 +75,16 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     return session;
   }
 
-  async function proceed(reply: FastifyReply, session: Session, next: NextStep) {
+  async function proceed(request: FastifyRequest, reply: FastifyReply, session: Session, next: NextStep) {
     if ('redirect' in next) {
       session.pending = null;
       await sessions.save(session);
       return reply.header('cache-control', 'no-store').redirect(next.redirect, 302);
     }
-    return page(reply, 200, 'consent', {
+    const account = session.userLogin ? await languageOfUser(session.userLogin) : null;
+    return page(request, reply, 200, 'consent', {
       csrf: session.csrfToken, requestId: next.consent.requestId, clientId: next.consent.clientId, scope: next.consent.scope, user: session.userLogin,
-    });
+    }, account);
   }
 
   app.setErrorHandler((error: FastifyError | AuthorizationRedirect | AuthorizationPageError, request, reply) => {
@@ -81,21 +95,22 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     if (error instanceof TooManyFailedAttempts) {
       request.log.info({ status: 429 }, 'sign-in limited');
       reply.header('retry-after', String(error.retryAfterSeconds));
-      return page(reply, 429, 'error', { message: 'Too many failed sign-in attempts. Try again in a minute.' });
+      return page(request, reply, 429, 'error', { message: 'oauth.limited' satisfies MessageKey });
     }
     if (error instanceof AuthorizationPageError) {
       request.log.info({ status: error.status }, 'authorization page error');
-      return page(reply, error.status, 'error', { message: error.message });
+      return page(request, reply, error.status, 'error', { message: error.key satisfies MessageKey });
     }
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    if (status < 500) return page(reply, status, 'error', { message: error.validation ? 'The request is malformed.' : error.message });
+    // A client error's own message is the framework's (a body too large…): passed through as it is.
+    if (status < 500) return page(request, reply, status, 'error', error.validation ? { message: 'oauth.malformed' satisfies MessageKey } : { text: error.message });
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ ...errorPlace(request), status: 503 }, 'authorization page: database unavailable');
-      return page(reply.header('retry-after', '5'), 503, 'error', { message: 'The service is briefly unavailable. Please try again in a moment.' });
+      return page(request, reply.header('retry-after', '5'), 503, 'error', { message: 'oauth.unavailable' satisfies MessageKey });
     }
     // As the API logs a 5xx (platform/errors.ts): method, route, and a database error's code only.
     logServerError(request, error, 'authorization endpoint error');
-    return page(reply, 500, 'error', { message: 'Something went wrong. Please try again later.' });
+    return page(request, reply, 500, 'error', { message: 'oauth.failed' satisfies MessageKey });
   });
 
   const pageResponses = { 200: HtmlPage, 302: Redirect, 400: HtmlPage };
@@ -117,8 +132,8 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
       session = await sessions.create(pending);
     }
     setSessionCookie(request, reply, session);
-    if (session.userLogin) return proceed(reply, session, await authorize.afterSignIn(pending, session.userLogin));
-    return page(reply, 200, 'sign-in', { csrf: session.csrfToken, requestId: pending.requestId, clientId: pending.clientId, error: null, username: '' });
+    if (session.userLogin) return proceed(request, reply, session, await authorize.afterSignIn(pending, session.userLogin));
+    return page(request, reply, 200, 'sign-in', { csrf: session.csrfToken, requestId: pending.requestId, clientId: pending.clientId, error: null, username: '' });
   });
 
   app.post('/oauth/login', {
@@ -129,20 +144,20 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
     },
   }, async (request, reply) => {
     const session = await postedSession(request, request.body._csrf);
-    if (!session.pending) throw new AuthorizationPageError(400, 'No sign-in is in progress. Start again from the application.');
+    if (!session.pending) throw new AuthorizationPageError(400, 'oauth.noSignIn');
     // Before the password: a sign-in page of a request since replaced in another tab would sign in to that other request.
     authorize.checkAnswersPending(session.pending, request.body.request_id);
     const login = await authorize.signIn(request.body.username ?? '', request.body.password ?? '', request.ip);
     if (!login) {
       request.log.info({ clientId: session.pending.clientId }, 'sign-in failed');
-      return page(reply, 400, 'sign-in', {
+      return page(request, reply, 400, 'sign-in', {
         csrf: session.csrfToken, requestId: session.pending.requestId, clientId: session.pending.clientId,
-        error: 'Wrong user name or password.', username: request.body.username ?? '',
+        error: 'oauth.wrongPassword' satisfies MessageKey, username: request.body.username ?? '',
       });
     }
     const renewed = await sessions.renew({ ...session, userLogin: login, authenticatedAt: new Date(now()) });
     setSessionCookie(request, reply, renewed);
-    return proceed(reply, renewed, await authorize.afterSignIn(session.pending, login));
+    return proceed(request, reply, renewed, await authorize.afterSignIn(session.pending, login));
   });
 
   app.post('/oauth/authorize', {
@@ -154,7 +169,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
   }, async (request, reply) => {
     const session = await postedSession(request, request.body._csrf);
     const pending = session.pending;
-    if (!session.userLogin || !pending) throw new AuthorizationPageError(400, 'No authorization is waiting for an answer. Start again from the application.');
+    if (!session.userLogin || !pending) throw new AuthorizationPageError(400, 'oauth.noAuthorization');
     // The pending request stays as it is: its own page may still answer it.
     authorize.checkAnswersPending(pending, request.body.request_id);
     session.pending = null;

@@ -121,16 +121,16 @@ export function createAuthorizeService(deps: {
   return {
     async validateRequest(query) {
       const client = query.client_id ? await deps.clients.get(query.client_id) : undefined;
-      if (!client) throw new AuthorizationPageError(400, 'Unknown client: the application that sent you here is not registered.');
+      if (!client) throw new AuthorizationPageError(400, 'oauth.unknownClient');
       let redirectUri = query.redirect_uri;
       if (redirectUri === undefined) {
         // RFC 6749 §3.1.2.3: may be omitted when exactly one is registered.
-        if (client.redirectUris.length !== 1) throw new AuthorizationPageError(400, 'The request names no redirect URI.');
+        if (client.redirectUris.length !== 1) throw new AuthorizationPageError(400, 'oauth.noRedirectUri');
         redirectUri = client.redirectUris[0]!;
       } else if (!client.redirectUris.includes(redirectUri)) {
-        throw new AuthorizationPageError(400, 'The redirect URI is not registered for this application.');
+        throw new AuthorizationPageError(400, 'oauth.redirectUriNotRegistered');
       }
-      if (!usableRedirectUri(redirectUri)) throw new AuthorizationPageError(400, 'The registered redirect URI is not a valid URI.');
+      if (!usableRedirectUri(redirectUri)) throw new AuthorizationPageError(400, 'oauth.redirectUriInvalid');
 
       const state = query.state ?? null;
       const fail = (error: OAuthError): never => { throw new AuthorizationRedirect(redirectUri, state, error); };
@@ -172,7 +172,7 @@ export function createAuthorizeService(deps: {
 
     async afterSignIn(request, login) {
       const client = await deps.clients.get(request.clientId);
-      if (!client) throw new AuthorizationPageError(400, 'Unknown client: the application that sent you here is not registered.');
+      if (!client) throw new AuthorizationPageError(400, 'oauth.unknownClient');
       // As the reference: all auto-approved, or all approved by the user. A mix asks, since the page
       // lets the user untick an auto-approved scope too (and that answer must then hold).
       if (autoApproved(client, request.scope) || await allApproved(deps.db, login, client.clientId, request.scope, new Date(deps.now()))) {
@@ -185,13 +185,13 @@ export function createAuthorizeService(deps: {
       // A session stored before requests had ids has none, and so no form can answer it.
       const expected = typeof pending.requestId === 'string' ? pending.requestId : '';
       if (expected === '' || !constantEquals(expected, requestId ?? '')) {
-        throw new AuthorizationPageError(400, 'This page is out of date: another sign-in was started in this browser since. Start again from the application.');
+        throw new AuthorizationPageError(400, 'oauth.outOfDate');
       }
     },
 
     async decide(request, login, answer) {
       const client = await deps.clients.get(request.clientId);
-      if (!client) throw new AuthorizationPageError(400, 'Unknown client: the application that sent you here is not registered.');
+      if (!client) throw new AuthorizationPageError(400, 'oauth.unknownClient');
       // The request's scopes were the client's when it was made; an administrator may have narrowed them since.
       const requested = client.scope.length === 0 ? request.scope : request.scope.filter((s) => client.scope.includes(s));
       const answers = scopeAnswers(requested, answer);

@@ -5,6 +5,7 @@
 import { accountEn } from './account.en.js';
 import { auditsEn } from './audits.en.js';
 import { notificationsEn } from './notifications.en.js';
+import { oauthEn } from './oauth.en.js';
 import { oauthClientsEn } from './oauth-clients.en.js';
 import { projectsEn } from './projects.en.js';
 import { organizationsEn } from './organizations.en.js';
@@ -16,7 +17,7 @@ import { usersEn } from './users.en.js';
 import { groupsEn } from './groups.en.js';
 import { projectSourcesEn } from './project-sources.en.js';
 
-const core = {
+export const coreEn = {
   // Layout and navigation
   'app.title': 'RADAR-base ManagementPortal',
   'nav.label': 'Main',
@@ -29,6 +30,7 @@ const core = {
   'nav.notifications': 'Notifications',
   'nav.account': 'Account',
   'nav.signOut': 'Sign out',
+  'nav.menu': 'Menu',
   'logo.navbar': 'RADAR-base logo',
   'logo.home': 'RADAR-base',
   'time.zone': 'UTC',
@@ -60,11 +62,12 @@ const core = {
 
 /** Every area's texts: one spread per page area. */
 export const en = {
-  ...core,
+  ...coreEn,
   ...accountEn,
   ...auditsEn,
   ...notificationsEn,
   ...oauthClientsEn,
+  ...oauthEn,
   ...organizationsEn,
   ...projectsEn,
   ...setupEn,

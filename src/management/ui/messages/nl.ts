@@ -1,8 +1,12 @@
-/** Dutch texts of the admin UI; a missing key shows the English text. */
-import type { MessageKey } from './en.js';
+/**
+ * Dutch texts of the admin UI and the OAuth pages. Complete: test/management/ui/i18n.test.ts
+ * fails on an English key without a Dutch text (a missing one would show the English text).
+ */
+import type { coreEn, MessageKey } from './en.js';
 import { accountNl } from './account.nl.js';
 import { auditsNl } from './audits.nl.js';
 import { notificationsNl } from './notifications.nl.js';
+import { oauthNl } from './oauth.nl.js';
 import { oauthClientsNl } from './oauth-clients.nl.js';
 import { projectsNl } from './projects.nl.js';
 import { organizationsNl } from './organizations.nl.js';
@@ -14,17 +18,22 @@ import { usersNl } from './users.nl.js';
 import { groupsNl } from './groups.nl.js';
 import { projectSourcesNl } from './project-sources.nl.js';
 
-const core: Partial<Record<MessageKey, string>> = {
+const core: Record<keyof typeof coreEn, string> = {
+  'app.title': 'RADAR-base ManagementPortal',
   'nav.label': 'Hoofdmenu',
   'nav.home': 'Start',
   'nav.organizations': 'Organisaties',
   'nav.sourceTypes': 'Brontypen',
   'nav.users': 'Gebruikers',
   'nav.clients': 'OAuth-clients',
-  'nav.audits': 'Audits',
+  'nav.audits': 'Auditlog',
   'nav.notifications': 'Notificaties',
   'nav.account': 'Account',
   'nav.signOut': 'Afmelden',
+  'nav.menu': 'Menu',
+  'logo.navbar': 'RADAR-base-logo',
+  'logo.home': 'RADAR-base',
+  'time.zone': 'UTC',
   'common.save': 'Opslaan',
   'common.cancel': 'Annuleren',
   'common.back': 'Terug',
@@ -34,7 +43,7 @@ const core: Partial<Record<MessageKey, string>> = {
   'login.password': 'Wachtwoord',
   'login.submit': 'Aanmelden',
   'login.failed': 'Verkeerde gebruikersnaam of wachtwoord. Deelnemers aan een studie melden zich aan in de app, niet hier.',
-  'login.limited': 'Te veel mislukte pogingen. Probeer het over een minuut opnieuw.',
+  'login.limited': 'Te veel mislukte aanmeldpogingen. Probeer het over een minuut opnieuw.',
   'login.forgot': 'Wachtwoord vergeten?',
   'home.title': 'Studies',
   'home.welcome': 'Aangemeld als {login}.',
@@ -53,6 +62,7 @@ export const nl: Partial<Record<MessageKey, string>> = {
   ...accountNl,
   ...auditsNl,
   ...notificationsNl,
+  ...oauthNl,
   ...oauthClientsNl,
   ...organizationsNl,
   ...projectsNl,

@@ -1,16 +1,37 @@
 /** Dutch texts of the notification pages. */
 import type { notificationsEn } from './notifications.en.js';
 
-export const notificationsNl: Partial<Record<keyof typeof notificationsEn, string>> = {
+export const notificationsNl: Record<keyof typeof notificationsEn, string> = {
   'notifications.title': 'Notificaties',
   'notifications.intro': 'Kies een project om de app-gebruikers en hun notificaties te zien.',
   'notifications.usersTitle': 'Notificaties van {project}',
   'notifications.userTitle': 'Notificaties van {subject}',
+  'notifications.subject': 'Deelnemer',
+  'notifications.tokenSet': 'App aangemeld voor notificaties',
+  'notifications.lastOpened': 'Laatst geopend',
+  'notifications.lastDelivered': 'Laatst afgeleverd',
   'notifications.yes': 'Ja',
   'notifications.no': 'Nee',
+  'notifications.noUsers': 'Nog geen app-gebruikers in dit project.',
   'notifications.none': 'Geen notificaties.',
+  'notifications.noUser': 'De app-server kent geen gebruiker {subject}.',
+  'notifications.titleColumn': 'Titel',
+  'notifications.scheduled': 'Gepland',
+  'notifications.state': 'Status',
+  'notifications.history': 'Verloop',
+  'notifications.showHistory': 'Verloop van de status',
+  'notifications.send': 'Testnotificatie versturen',
   'notifications.formTitle': 'Titel',
   'notifications.formBody': 'Tekst',
   'notifications.submit': 'Testnotificatie versturen',
+  'notifications.testTitle': 'Testnotificatie',
+  'notifications.testBody': 'Dit is een testnotificatie van RADAR-base.',
+  'notifications.titleRequired': 'Een titel is verplicht.',
   'notifications.sent': 'De testnotificatie staat klaar; de planner verstuurt haar nu.',
+  'notifications.backToProject': 'Terug naar de gebruikers van het project',
+  'notifications.pushDisabled': 'Push staat uit op deze server (FCMSERVER_FCMSENDER=disabled, of geen FCM-gegevens): een testnotificatie wordt opgeslagen, maar geen telefoon ontvangt haar.',
+  'notifications.pushEmulator': 'Push gaat naar een FCM-emulator op {host} (FCM_EMULATOR_HOST), niet naar Firebase: geen telefoon ontvangt haar.',
+  'notifications.noScheduler': 'Deze instantie draait geen planner (SCHEDULER_ENABLED=false): een andere instantie moet de notificatie versturen.',
+  'notifications.stateExecuted': 'Aan FCM overgedragen (EXECUTED)',
+  'notifications.stateDelivered': 'Afgeleverd: de app heeft het gemeld (DELIVERED)',
 };

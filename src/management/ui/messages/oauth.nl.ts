@@ -1,0 +1,30 @@
+/** Dutch texts of the OAuth sign-in, consent and error pages. */
+import type { oauthEn } from './oauth.en.js';
+
+export const oauthNl: Record<keyof typeof oauthEn, string> = {
+  'oauth.signInTitle': 'Aanmelden',
+  'oauth.signInIntro': 'De applicatie {client} vraagt u zich aan te melden bij RADAR-base ManagementPortal.',
+  'oauth.username': 'Gebruikersnaam',
+  'oauth.password': 'Wachtwoord',
+  'oauth.signIn': 'Aanmelden',
+  'oauth.wrongPassword': 'Verkeerde gebruikersnaam of wachtwoord.',
+  'oauth.consentTitle': 'Toegang verlenen',
+  'oauth.signedInAs': 'U bent aangemeld als {user}.',
+  'oauth.consentAsk': 'De applicatie {client} vraagt toegang tot uw account met deze bevoegdheden. Vink uit wat u niet toestaat:',
+  'oauth.approve': 'Toestaan',
+  'oauth.deny': 'Weigeren',
+  'oauth.errorTitle': 'Fout bij het aanmelden',
+  'oauth.errorReturn': 'Ga terug naar de applicatie en probeer het opnieuw.',
+  'oauth.limited': 'Te veel mislukte aanmeldpogingen. Probeer het over een minuut opnieuw.',
+  'oauth.malformed': 'Het verzoek is onjuist opgebouwd.',
+  'oauth.unavailable': 'De dienst is even niet beschikbaar. Probeer het zo opnieuw.',
+  'oauth.failed': 'Er ging iets mis. Probeer het later opnieuw.',
+  'oauth.unknownClient': 'Onbekende client: de applicatie die u hierheen stuurde is niet geregistreerd.',
+  'oauth.noRedirectUri': 'Het verzoek noemt geen redirect-URI.',
+  'oauth.redirectUriNotRegistered': 'De redirect-URI is niet geregistreerd voor deze applicatie.',
+  'oauth.redirectUriInvalid': 'De geregistreerde redirect-URI is geen geldige URI.',
+  'oauth.outOfDate': 'Deze pagina is verouderd: in deze browser is sindsdien een andere aanmelding begonnen. Begin opnieuw vanuit de applicatie.',
+  'oauth.noSignIn': 'Er loopt geen aanmelding. Begin opnieuw vanuit de applicatie.',
+  'oauth.noAuthorization': 'Er wacht geen autorisatie op antwoord. Begin opnieuw vanuit de applicatie.',
+  'oauth.csrf': 'Het formulier is verlopen of kwam niet van deze site. Begin de aanmelding opnieuw vanuit de applicatie.',
+};
