@@ -54,6 +54,7 @@ import { createPairingService } from './pairing/service.js';
 import { managementApi } from './api/routes.js';
 import { registerPageSupport } from './pages.js';
 import { adminUi } from './ui/plugin.js';
+import { createShownOnce } from './ui/shown-once.js';
 import type { NotificationDesk } from './ui/notifications/desk.js';
 import { createPasswordSignIn } from './oauth/sign-in.js';
 import { auditsRoutes } from './api/audits/routes.js';
@@ -288,6 +289,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       },
       notificationDesk,
       audit,
+      shownOnce: createShownOnce(sessionSecret, now),
     });
   });
 

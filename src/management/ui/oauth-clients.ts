@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ShownOnce } from './shown-once.js';
 import type { OAuthClientService } from '../api/oauth-clients/service.js';
 import type { ClientDetailsDtoT, ClientDetailsInputT } from '../api/oauth-clients/schemas.js';
 import { AccessDenied } from '../errors.js';
@@ -48,6 +49,7 @@ type ClientFormT = Static<typeof ClientForm>;
 const ClientParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 255 }) });
 const CsrfForm = Type.Object({ _csrf: Type.String() });
 const schema = { hide: true };
+const secretPath = (base: string, clientId: string) => `${base}/oauth-clients/${encodeURIComponent(clientId)}/secret`;
 
 /** What the form shows: the client's fields as typed (lists as lines). */
 interface FormValues {
@@ -145,7 +147,7 @@ function inputOf(values: FormValues, info: Record<string, string>): ClientDetail
 
 const newSecret = () => randomBytes(32).toString('base64url');
 
-export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthClientService }> = async (app, { oauthClients }) => {
+export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthClientService; shownOnce: ShownOnce }> = async (app, { oauthClients, shownOnce }) => {
   const formPage = (request: FastifyRequest, reply: FastifyReply, mode: 'create' | 'edit', values: FormValues, error: string | null, status = 200) => {
     const ui = context(request);
     const title = mode === 'create' ? ui.t('clients.createTitle') : ui.t('clients.editTitle', { clientId: values.clientId });
@@ -183,8 +185,10 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
       const saved = mode === 'create' ? await oauthClients.create(input, actorOf(request)) : await oauthClients.update(input, actorOf(request));
       request.log.info({ clientId: saved.clientId, mode }, 'oauth client saved in the admin UI');
       if (!generate) return reply.redirect(`${ui.base}/oauth-clients`, 303);
-      // The one time the secret is shown: this answer, never stored or cached.
-      return render(request, reply, 'oauth-clients/saved', { title: ui.t('clients.savedTitle', { clientId: saved.clientId }), clientId: saved.clientId, secret });
+      // Post, redirect, show once: the secret page shows it and forgets it; a reload re-submits nothing.
+      const page = secretPath(ui.base, saved.clientId);
+      shownOnce.keep(request, reply, page, ui.session!.id, secret);
+      return reply.redirect(page, 303);
     } catch (err) {
       const refusal = formRefusal(err);
       if (refusal) return again(refusal.message, refusal.status);
@@ -220,6 +224,16 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
   app.post('/oauth-clients/:clientId/edit', { schema: { ...schema, params: ClientParams, body: ClientForm } }, async (request, reply) => {
     authorize(request, 'OAUTHCLIENTS.UPDATE', {});
     return save(request, reply, 'edit', request.body, await changeable(request.params.clientId));
+  });
+
+  // The generated secret, the one time it is shown (never stored in the clear, never cached).
+  app.get('/oauth-clients/:clientId/secret', { schema: { ...schema, params: ClientParams } }, async (request, reply) => {
+    authorize(request, 'OAUTHCLIENTS.UPDATE', {});
+    const ui = context(request);
+    const { clientId } = request.params;
+    const secret = shownOnce.take(request, reply, secretPath(ui.base, clientId), ui.session!.id);
+    reply.header('cache-control', 'no-store');
+    return render(request, reply, 'oauth-clients/saved', { title: ui.t('clients.savedTitle', { clientId }), clientId, secret: secret ?? null });
   });
 
   app.get('/oauth-clients/:clientId/delete', { schema: { ...schema, params: ClientParams } }, async (request, reply) => {

@@ -7,6 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { RequestLimiter } from '../account/limiter.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { ShownOnce } from './shown-once.js';
 import type { AccountService } from '../account/service.js';
 import type { AuditService } from '../api/audits/service.js';
 import type { SourceDataService } from '../api/source-data/service.js';
@@ -62,9 +63,11 @@ export interface AdminUiOptions {
   notificationDesk: NotificationDesk | undefined;
   /** The audit trail's batched writer (test notifications sent). */
   audit: AuditLog;
+  /** Values a page shows once after a redirect (a generated client secret). */
+  shownOnce: ShownOnce;
 }
 
-export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services, notificationDesk, hiddenSubjectFields, audit }) => {
+export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services, notificationDesk, hiddenSubjectFields, audit, shownOnce }) => {
   const base = app.prefix;
   app.decorateRequest('ui', null);
   app.addHook('preValidation', uiGuard({ sessions, sessionAuth, base }));
@@ -75,7 +78,7 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   await app.register(languageRoutes);
   await app.register(homeRoutes, { projects: services.projects });
   await app.register(notificationPages, { projects: services.projects, desk: notificationDesk, audit });
-  await app.register(oauthClientRoutes, { oauthClients: services.oauthClients });
+  await app.register(oauthClientRoutes, { oauthClients: services.oauthClients, shownOnce });
   await app.register(publicAccountPages, { account: services.account, sessions, resetLimiter: services.resetLimiter });
   await app.register(ownAccountPages, { account: services.account, signIn, approvals: services.approvals });
   await app.register(organizationRoutes, { organizations: services.organizations, users: services.users });

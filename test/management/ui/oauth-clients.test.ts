@@ -61,6 +61,13 @@ describe('admin UI: OAuth clients', requires(chromiumInstalled), () => {
     const token = await ui.api.token({ grant_type: 'client_credentials' }, basic(clientId, secret));
     expect(token.status).toBe(200);
     expect(token.access_token).toEqual(expect.any(String));
+    // Post, redirect, show once (issue 31 item 10): the secret's page is a GET that forgets it; a
+    // reload shows no secret and re-submits nothing (the secret stays the one just shown).
+    expect(page.url()).toBe(`${ui.t.base}/oauth-clients/${clientId}/secret`);
+    await page.reload();
+    expect(await page.content()).not.toContain(secret);
+    expect(await page.getByRole('alert').textContent()).toContain('shown once and is not kept');
+    expect((await ui.api.token({ grant_type: 'client_credentials' }, basic(clientId, secret))).status).toBe(200);
 
     const stored = (await ui.api.call('GET', `/api/oauth-clients/${clientId}`, { bearer: ui.adminToken })).body;
     expect(stored).toMatchObject({

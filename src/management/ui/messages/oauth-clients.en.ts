@@ -29,6 +29,7 @@ export const oauthClientsEn = {
   'clients.deleteTitle': 'Delete OAuth client {clientId}',
   'clients.deleteConfirm': 'Delete the OAuth client {clientId}? Apps using it can no longer get tokens.',
   'clients.savedTitle': 'OAuth client {clientId} saved',
+  'clients.secretGone': 'The new secret was shown once and is not kept. If it was not copied, edit the client and generate another.',
   'clients.secretOnce': 'The new client secret is shown only this once. Copy it now and keep it safe.',
   'clients.none': 'No OAuth clients.',
   'clients.badId': 'The client ID must be 1 to 255 letters, digits, spaces or _ \' . @ -.',

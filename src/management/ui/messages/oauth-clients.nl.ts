@@ -31,6 +31,7 @@ export const oauthClientsNl: Record<keyof typeof oauthClientsEn, string> = {
   'clients.deleteTitle': 'OAuth-client {clientId} verwijderen',
   'clients.deleteConfirm': 'OAuth-client {clientId} verwijderen? Apps die hem gebruiken krijgen dan geen tokens meer.',
   'clients.savedTitle': 'OAuth-client {clientId} opgeslagen',
+  'clients.secretGone': 'Het nieuwe geheim is één keer getoond en wordt niet bewaard. Is het niet gekopieerd, bewerk de client dan en genereer een nieuw geheim.',
   'clients.secretOnce': 'Het nieuwe clientgeheim ziet u alleen nu. Kopieer het meteen en bewaar het veilig.',
   'clients.none': 'Geen OAuth-clients.',
   'clients.badId': 'Het client-ID bestaat uit 1 tot 255 letters, cijfers, spaties of _ \' . @ -.',
