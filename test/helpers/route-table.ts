@@ -62,7 +62,7 @@ export const NOT_IN_DOCUMENT: readonly { route: RegExp; reason: string; when?: s
   { route: /^GET \/managementportal\/content\//, reason: 'static files of the admin UI (logos, styles)' },
   { route: /^GET \/managementportal\/oauth\/token$/, reason: 'answers only 405 method_not_allowed (the reference\'s body for a GET to the token endpoint)' },
   {
-    route: /^(GET|POST) \/managementportal(\/(login|logout|notifications|oauth-clients|account|activate|organizations|source-types|audits|audits\.csv|users|projects)(\/.*)?)?$/,
+    route: /^(GET|POST) \/managementportal(\/(login|logout|language|notifications|oauth-clients|account|activate|organizations|source-types|audits|audits\.csv|users|projects)(\/.*)?)?$/,
     reason: 'admin UI pages (HTML forms under the context path, not under /api)',
   },
 ];

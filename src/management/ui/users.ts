@@ -46,8 +46,13 @@ const UserForm = Type.Object({
   roleReferent: many,
 });
 type UserFormT = Static<typeof UserForm>;
+/** The list's sortable columns: the API's sort properties. */
+const SORTABLE_COLUMNS = ['login', 'lastName', 'email', 'createdDate', 'lastModifiedDate'] as const;
 const ListQuery = Type.Object({
   login: text(100),
+  name: text(100),
+  email: text(100),
+  sort: Type.Optional(Type.String({ pattern: `^(${SORTABLE_COLUMNS.join('|')}),(asc|desc)$` })),
   page: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
   sent: text(100),
   /** What became of the activation mail (`MailOutcome`): the notice says it. */
@@ -177,12 +182,30 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (ap
     authorizeScope(request, 'USER.READ');
     const ui = context(request);
     const pageNumber = request.query.page ?? 0;
-    const login = request.query.login?.trim() ?? '';
-    const page = pageOf({ page: pageNumber, size: PAGE_SIZE, sort: ['login,asc'] }, USER_SORTS, PAGE_SIZE);
-    const { users: list, total } = await users.list(principal(request), { login: login || undefined }, page);
-    const link = (n: number) => `${ui.base}/users?${new URLSearchParams({ ...(login ? { login } : {}), page: String(n) }).toString()}`;
+    const filters = { login: request.query.login?.trim() ?? '', name: request.query.name?.trim() ?? '', email: request.query.email?.trim() ?? '' };
+    const sort = request.query.sort ?? 'login,asc';
+    // Ties (same name, same day) keep a stable order: then by login.
+    const page = pageOf({ page: pageNumber, size: PAGE_SIZE, sort: [sort, 'login,asc'] }, USER_SORTS, PAGE_SIZE);
+    const { users: list, total } = await users.list(principal(request), {
+      login: filters.login || undefined, name: filters.name || undefined, email: filters.email || undefined,
+    }, page);
+    const kept = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== ''));
+    const url = (params: Record<string, string>) => `${ui.base}/users?${new URLSearchParams({ ...kept, ...params }).toString()}`;
+    const link = (n: number) => url({ sort, page: String(n) });
+    const [sortColumn, direction] = sort.split(',') as [string, 'asc' | 'desc'];
+    // Each column's header: a link to sort by it (ascending, or the other way when it is the current one).
+    const sortOf = (column: (typeof SORTABLE_COLUMNS)[number]) => ({
+      href: url({ sort: `${column},${column === sortColumn && direction === 'asc' ? 'desc' : 'asc'}` }),
+      aria: column === sortColumn ? (direction === 'asc' ? 'ascending' : 'descending') : null,
+    });
+    const columns = [
+      { label: ui.t('users.login'), sort: sortOf('login') }, { label: ui.t('users.name'), sort: sortOf('lastName') },
+      { label: ui.t('users.email'), sort: sortOf('email') }, { label: ui.t('users.activated'), sort: null }, { label: ui.t('users.roles'), sort: null },
+      { label: ui.t('users.createdColumn'), sort: sortOf('createdDate') }, { label: ui.t('users.modifiedColumn'), sort: sortOf('lastModifiedDate') },
+      { label: ui.t('users.actions'), sort: null },
+    ];
     return render(request, reply, 'users/list', {
-      title: ui.t('users.title'), users: list, total, login, sent: request.query.sent ?? null, mail: request.query.mail ?? 'queued',
+      title: ui.t('users.title'), users: list, total, filters, columns, sort, sent: request.query.sent ?? null, mail: request.query.mail ?? 'queued',
       shown: Math.min(total, page.offset + list.length),
       previous: pageNumber > 0 ? link(pageNumber - 1) : null,
       next: page.offset + list.length < total ? link(pageNumber + 1) : null,

@@ -73,6 +73,8 @@ export async function loadUserDtos(db: Executor, rows: readonly UserRow[], prove
 export interface UserCriteria {
   login?: string;
   email?: string;
+  /** Part of the first and last name, joined by a space. */
+  name?: string;
   projectName?: string;
   organization?: string;
   /** Authorities allowed by the authority filter: non-personal ones, narrowed by `authority`. */
@@ -92,7 +94,7 @@ const projectOrganizations = alias(organizations, 'project_organizations');
 const orgProjects = alias(projects, 'org_projects');
 
 /** `lower(column) LIKE %value%` with the value's wildcards taken literally. */
-const containsLower = (column: Column, value: string) =>
+const containsLower = (column: Column | SQL, value: string) =>
   sql`lower(${column}) like ${`%${value.trim().toLowerCase().replace(/[\\%_]/g, '\\$&')}%`}`;
 
 /** EXISTS a role of the current `users` row satisfying `condition`. */
@@ -142,6 +144,8 @@ function criteriaCondition(db: Executor, c: UserCriteria): SQL {
   conditions.push(anyOf([hasRole(db, roleCondition), noRole ? not(exists(db.select({ one: sql`1` }).from(roleUsers).where(eq(roleUsers.userId, users.id)))) : undefined]));
   if (c.login !== undefined) conditions.push(containsLower(users.login, c.login));
   if (c.email !== undefined) conditions.push(containsLower(users.email, c.email));
+  // The name as the pages show it: first and last name, either or both ("Ada", "Lovelace", "ada love").
+  if (c.name !== undefined) conditions.push(containsLower(sql`concat_ws(' ', ${users.firstName}, ${users.lastName})`, c.name));
   return and(...conditions)!;
 }
 

@@ -81,6 +81,7 @@ export const UsersQuery = Type.Object({
   ...PageQuery.properties,
   login: filter('Part of the login (case-insensitive)'),
   email: filter('Part of the e-mail address (case-insensitive)'),
+  name: filter('Part of the first and last name, joined by a space (case-insensitive; not in the reference)'),
   projectName: filter('Part of the name of a project the user has a role in'),
   organization: filter('Part of the name of an organization the user has a role in'),
   authority: filter('Part of an authority the user has (e.g. `PROJECT_ADMIN`)'),

@@ -111,6 +111,7 @@ function criteriaOf(query: UsersQueryT): UserCriteria {
   return {
     login: valid(query.login),
     email: valid(query.email),
+    name: valid(query.name),
     projectName: valid(query.projectName),
     organization: valid(query.organization),
     authorities: AUTHORITY_DTOS

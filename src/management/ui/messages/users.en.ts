@@ -28,6 +28,8 @@ export const usersEn = {
   'users.activationSent': 'An activation mail for {login} was handed to the mail server.',
   'users.activationNoServer': 'No activation mail was sent to {login}: this server has no mail server configured (SMTP_URL). The previous activation link no longer works.',
   'users.activationNoAddress': 'No activation mail was sent to {login}: the user has no e-mail address. Add one, then send the link again.',
+  'users.createdColumn': 'Created',
+  'users.modifiedColumn': 'Last modified',
   'users.search': 'Search',
   'users.none': 'No users.',
   'users.previous': 'Previous page',

@@ -30,6 +30,8 @@ export const usersNl: Record<keyof typeof usersEn, string> = {
   'users.activationSent': 'Een activeringsmail voor {login} is aan de mailserver overgedragen.',
   'users.activationNoServer': 'Er is geen activeringsmail naar {login} verstuurd: deze server heeft geen mailserver ingesteld (SMTP_URL). De vorige activeringslink werkt niet meer.',
   'users.activationNoAddress': 'Er is geen activeringsmail naar {login} verstuurd: de gebruiker heeft geen e-mailadres. Voeg er een toe en stuur de link opnieuw.',
+  'users.createdColumn': 'Aangemaakt',
+  'users.modifiedColumn': 'Laatst gewijzigd',
   'users.search': 'Zoeken',
   'users.none': 'Geen gebruikers.',
   'users.previous': 'Vorige pagina',
