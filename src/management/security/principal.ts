@@ -27,7 +27,7 @@ export interface MpAuth {
    * for a bearer token. A change to the user's own credentials keeps this session alive.
    */
   sessionId?: string;
-  /** The signed-in user's language (`users.lang_key`): the admin UI's pages use it (ui/i18n.ts). */
+  /** The signed-in user's language (`users.lang_key`): the admin UI's pages use it (i18n/translator.ts). */
   langKey?: string | null;
   /** The caller's address (`request.ip`), for the audit trail; set by the authentication hook. */
   address?: string;

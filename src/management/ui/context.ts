@@ -18,7 +18,7 @@ import type { MpAuth } from '../security/principal.js';
 import { mayUseAdminUi, type SessionAuth } from '../security/session-auth.js';
 import { sessionIdOf, setSessionCookie } from '../session/cookie.js';
 import type { Session, SessionStore } from '../session/sessions.js';
-import { LANGUAGE_COOKIE, LANGUAGE_NAMES, languageOf, translator, type MessageKey, type Translate } from './i18n.js';
+import { LANGUAGE_COOKIE, LANGUAGE_NAMES, languageOf, translator, type MessageKey, type Translate } from '../i18n/translator.js';
 
 export interface UiContext {
   /** The site's path prefix (`MANAGEMENTPORTAL_CONTEXT_PATH`): every link and form starts with it. */

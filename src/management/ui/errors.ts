@@ -8,7 +8,7 @@ import { isDatabaseUnavailable } from '../../platform/database.js';
 import { DomainError, errorPlace, logServerError } from '../../platform/errors.js';
 import { TooManyFailedAttempts } from '../oauth/limiter.js';
 import { CsrfRejected, render } from './context.js';
-import type { MessageKey } from './i18n.js';
+import type { MessageKey } from '../i18n/translator.js';
 
 const GENERIC: Readonly<Record<number, MessageKey>> = { 400: 'error.400', 403: 'error.403', 404: 'error.404' };
 

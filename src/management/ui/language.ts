@@ -9,7 +9,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { context, safeNext } from './context.js';
-import { LANGUAGE_COOKIE, LANGUAGES } from './i18n.js';
+import { LANGUAGE_COOKIE, LANGUAGES } from '../i18n/translator.js';
 
 const LanguageQuery = Type.Object({
   lang: Type.Union(LANGUAGES.map((lang) => Type.Literal(lang))),

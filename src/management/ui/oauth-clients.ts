@@ -21,7 +21,7 @@ import { hasPermission } from '../authz/oracle.js';
 import { actorOf, authorize, authorizeScope, principal } from '../security/authorization.js';
 import { context, render } from './context.js';
 import { formRefusal } from './errors.js';
-import type { MessageKey } from './i18n.js';
+import type { MessageKey } from '../i18n/translator.js';
 
 /** The grants the token endpoint knows, offered as checkboxes. */
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'password', 'client_credentials'] as const;

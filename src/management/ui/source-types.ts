@@ -24,7 +24,7 @@ import { pageOf } from '../http/paging.js';
 import { actorOf, authorize, authorizeScope, principal } from '../security/authorization.js';
 import { context, render } from './context.js';
 import { formRefusal } from './errors.js';
-import type { MessageKey } from './i18n.js';
+import type { MessageKey } from '../i18n/translator.js';
 
 const PAGE_SIZE = 50;
 const SORTABLE = Object.keys(SOURCE_TYPE_SORT) as SourceTypeSort[];

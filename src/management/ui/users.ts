@@ -25,7 +25,7 @@ import { pageOf } from '../http/paging.js';
 import { actorOf, authorizeScope, principal } from '../security/authorization.js';
 import { context, render } from './context.js';
 import { formRefusal } from './errors.js';
-import { LANGUAGES, type MessageKey } from './i18n.js';
+import { LANGUAGES, type MessageKey } from '../i18n/translator.js';
 
 const PAGE_SIZE = 50;
 const LOGIN = /^[_'.@A-Za-z0-9- ]{1,50}$/;

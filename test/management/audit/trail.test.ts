@@ -10,6 +10,7 @@ import { buildTestApp, testDatabase, type TestApp } from '../../helpers/build-te
 import { leasePglite } from '../../helpers/pglite-pool.js';
 import { managementClient, unique, type Json } from '../../helpers/management-api.js';
 import { uiClient } from '../../helpers/ui-client.js';
+import { startSmtpServer, type SmtpStub } from '../../helpers/smtp.js';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { recordInTx } from '../../../src/management/audit/audit-log.js';
@@ -23,16 +24,22 @@ let offset = 0;
 let t: TestApp;
 let mp: ReturnType<typeof managementClient>;
 let admin: string;
+let smtp: SmtpStub;
 
 beforeAll(async () => {
+  // A mail server: ACTIVATION_MAIL_SENT is recorded only when a mail goes.
+  smtp = await startSmtpServer();
   t = await buildTestApp(
-    { MANAGEMENTPORTAL_OAUTH_FAILED_ATTEMPTS_PER_MINUTE: '3', TRUST_PROXY: 'true' },
+    { MANAGEMENTPORTAL_OAUTH_FAILED_ATTEMPTS_PER_MINUTE: '3', TRUST_PROXY: 'true', SMTP_URL: smtp.url },
     { managementNow: () => Date.now() + offset },
   );
   mp = managementClient(t.app);
   admin = await mp.tokenOf('admin', 'admin');
 });
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await t?.close();
+  await smtp?.close();
+});
 
 /** The stored events of a principal or target, oldest first (after the batched writer's flush, which the API read does). */
 async function eventsOf(where: { principal?: string; targetType?: string; targetId?: string }) {

@@ -301,8 +301,12 @@ describe('the log of the account, pairing and admin UI flows', () => {
     const generated = await ui.submit('/oauth-clients/new', '/oauth-clients/new', {
       clientId: `${client}-gen`, generateSecret: 'on', authorizedGrantTypes: 'client_credentials', scope: 'SUBJECT.READ', resourceIds: 'res_ManagementPortal',
     });
-    expect(generated.status, generated.body.slice(0, 300)).toBe(200);
-    remember('generated client secret', /id="new-secret" value="([^"]+)"/.exec(generated.body)?.[1]);
+    // Post, redirect, show once: the secret's page shows it (from a sealed cookie, itself remembered).
+    expect(generated.status, generated.body.slice(0, 300)).toBe(303);
+    remember('sealed secret cookie', ui.jar.get('shown-once'));
+    const shown = await ui.get(generated.location!);
+    expect(shown.status).toBe(200);
+    remember('generated client secret', /id="new-secret" value="([^"]+)"/.exec(shown.body)?.[1]);
 
     // The pair-app page: its QR code and link carry a meta-token name.
     const pairPage = `/projects/${projectName}/subjects/${login}/pair`;

@@ -125,7 +125,7 @@ describe('admin UI: account pages', requires(chromiumInstalled), () => {
     await page.getByLabel('Email').fill(`kj-${login}@example.org`);
     await page.getByLabel('Language').selectOption('nl');
     await page.getByRole('button', { name: 'Save' }).click();
-    // The account's language is Dutch now, and with no language cookie it is the pages' (ui/i18n.ts).
+    // The account's language is Dutch now, and with no language cookie it is the pages' (i18n/translator.ts).
     expect(await page.getByRole('status').textContent()).toContain('Opgeslagen');
     expect(await page.getAttribute('html', 'lang')).toBe('nl');
     await screenshot(page, 'account-settings');

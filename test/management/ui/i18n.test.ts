@@ -5,9 +5,9 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { en } from '../../../src/management/ui/messages/en.js';
-import { nl } from '../../../src/management/ui/messages/nl.js';
-import { languageOf } from '../../../src/management/ui/i18n.js';
+import { en } from '../../../src/management/i18n/messages/en.js';
+import { nl } from '../../../src/management/i18n/messages/nl.js';
+import { languageOf } from '../../../src/management/i18n/translator.js';
 import { users } from '../../../src/management/schema.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { managementClient } from '../../helpers/management-api.js';

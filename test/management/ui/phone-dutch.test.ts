@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BROWSER_WAIT_MS, chromiumInstalled, launchBrowser, screenshot, startUiApp, type UiTestApp } from '../../helpers/browser.js';
 import { requires } from '../../helpers/requires.js';
-import { en } from '../../../src/management/ui/messages/en.js';
-import { nl } from '../../../src/management/ui/messages/nl.js';
+import { en } from '../../../src/management/i18n/messages/en.js';
+import { nl } from '../../../src/management/i18n/messages/nl.js';
 import { upsertClient } from '../../../src/management/oauth/clients/queries.js';
 
 const PHONE = { width: 390, height: 844 };

@@ -75,6 +75,17 @@ describe('project pages over HTTP', () => {
     expect(res.body).toContain('role="alert"');
   });
 
+  it('answers a reversed enrolment range with the list page: an alert, the filters kept, no subjects (400)', async () => {
+    const res = await get('/projects/radar?enrolledFrom=2024-05-02&enrolledTo=2024-05-01&externalId=keep-me');
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toContain('role="alert" class="alert">The enrolment dates are reversed: &quot;Enrolled from&quot; is after &quot;Enrolled until&quot;');
+    expect(res.body).toMatch(/name="enrolledFrom"[^>]*value="2024-05-02"|value="2024-05-02"[^>]*name="enrolledFrom"/);
+    expect(res.body).toMatch(/name="externalId"[^>]*value="keep-me"|value="keep-me"[^>]*name="externalId"/);
+    // The same day twice is a range of one day, not a reversed one.
+    expect((await get('/projects/radar?enrolledFrom=2024-05-01&enrolledTo=2024-05-01')).statusCode).toBe(200);
+  });
+
   it('answers an unknown project, and a subject of another project, with 404 pages', async () => {
     expect((await get(`/projects/${unique('nope')}`)).statusCode).toBe(404);
     expect((await get(`/projects/${unique('nope')}/groups`)).statusCode).toBe(404);

@@ -1,7 +1,7 @@
 /** The subject page's history, compared field by field without Fastify (subject-page.ts). */
 import { describe, expect, it } from 'vitest';
 import { changesBetween, fieldLabel, historyOf } from '../../../src/management/ui/projects/subject-page.js';
-import { translator } from '../../../src/management/ui/i18n.js';
+import { translator } from '../../../src/management/i18n/translator.js';
 
 const subject = (over: Record<string, unknown> = {}) => ({
   id: 7, login: 'sub-1', externalId: 'E-1', externalLink: null, personName: null, dateOfBirth: null, enrollmentDate: '2026-01-01T00:00:00Z',

@@ -4,7 +4,7 @@
  * (`AuthorizationPageError`); any other error goes back to the client's redirect URI
  * (`AuthorizationRedirect` carrying an OAuth error).
  */
-import { oauthEn, type OAuthPageMessage } from '../../ui/messages/oauth.en.js';
+import { oauthEn, type OAuthPageMessage } from '../../i18n/messages/oauth.en.js';
 import { OAuthError } from '../errors.js';
 
 /** An error page of the authorization endpoint; `key` names its text in the pages' catalogue (its message is the English one). */

@@ -19,7 +19,7 @@ import { TooManyFailedAttempts } from '../limiter.js';
 import { OAUTH_PAGE_CSP } from './page-csp.js';
 import { AuthorizationPageError, AuthorizationRedirect, CsrfRejected } from './errors.js';
 import type { AuthorizeService, NextStep } from './service.js';
-import { LANGUAGE_COOKIE, LANGUAGE_NAMES, languageOf, translator, type MessageKey } from '../../ui/i18n.js';
+import { LANGUAGE_COOKIE, LANGUAGE_NAMES, languageOf, translator, type MessageKey } from '../../i18n/translator.js';
 import { AuthorizationQuerySchema, ConsentForm, HtmlPage, Redirect, SCOPE_FIELD_PREFIX, SignInForm } from './schemas.js';
 
 const tags = ['management: oauth'];
@@ -48,7 +48,7 @@ export const authorizeRoutes: FastifyPluginAsyncTypebox<AuthorizeRoutesOptions> 
 
   /**
    * Renders `views/oauth/<template>` in the page's language: the `lang` cookie of the admin UI's
-   * language switch, else the signed-in account's (`account`), else the browser's (ui/i18n.ts). A
+   * language switch, else the signed-in account's (`account`), else the browser's (i18n/translator.ts). A
    * GET page links the switch back to itself.
    */
   function page(request: FastifyRequest, reply: FastifyReply, status: number, template: string, data: Record<string, unknown>, account: string | null = null) {

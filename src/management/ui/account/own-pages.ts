@@ -13,7 +13,7 @@ import type { ApprovalService } from '../../oauth/authorize/approvals.js';
 import { principal } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import { formRefusal } from '../errors.js';
-import { LANGUAGES, type MessageKey } from '../i18n.js';
+import { LANGUAGES, type MessageKey } from '../../i18n/translator.js';
 
 export interface OwnAccountPagesOptions {
   account: Pick<AccountService, 'get' | 'update' | 'changePassword'>;

@@ -13,7 +13,7 @@ import { NotFound } from '../../errors.js';
 import { actorOf, type Actor } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import type { NotificationDesk } from './desk.js';
-import type { Translate } from '../i18n.js';
+import type { Translate } from '../../i18n/translator.js';
 
 const ProjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 255 }) });
 const SubjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 255 }), subjectId: Type.String({ minLength: 1, maxLength: 255 }) });

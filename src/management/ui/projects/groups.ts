@@ -17,7 +17,7 @@ import type { ProjectService } from '../../api/projects/service.js';
 import { actorOf } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import { formRefusal } from '../errors.js';
-import type { MessageKey } from '../i18n.js';
+import type { MessageKey } from '../../i18n/translator.js';
 import { PROJECT_NAME, projectHeader, projectPath, type ProjectHeader } from './project.js';
 
 export interface GroupPagesServices {

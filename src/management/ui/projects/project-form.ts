@@ -31,7 +31,7 @@ import { PROJECT_STATUSES } from '../../schema.js';
 import { actorOf, principal } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import { formRefusal } from '../errors.js';
-import type { MessageKey } from '../i18n.js';
+import type { MessageKey } from '../../i18n/translator.js';
 import { organizationPath } from '../organizations.js';
 import { dayOf, PROJECT_NAME, projectPath } from './project.js';
 

@@ -13,7 +13,7 @@ import type { SubjectService } from '../../api/subjects/service.js';
 import type { UserService } from '../../api/users/service.js';
 import { actorOf, principal } from '../../security/authorization.js';
 import { context, render } from '../context.js';
-import type { MessageKey } from '../i18n.js';
+import type { MessageKey } from '../../i18n/translator.js';
 import { headerOf, PROJECT_NAME, projectHeader, subjectPath } from './project.js';
 import type { ShownFields } from './subject-form.js';
 import { filtersOf, listQueryOf, nextPageUrl, shownBefore, SORTS, SubjectsPageQuery } from './subject-list.js';
@@ -41,9 +41,12 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
     if (!fields.group) filters.groupId = '';
     const before = shownBefore(request.query);
     const actor = actorOf(request);
+    // A reversed enrolment range is the form's problem (400, the filters kept, no list), not an error page.
+    const filterError = filters.enrolledFrom && filters.enrolledTo && filters.enrolledFrom > filters.enrolledTo ? t('subjects.reversedRange') : null;
     // The project (PROJECT.READ: 403 or 404 page) for the header, its groups and the page (SUBJECT.READ) are read together.
     const [details, groupList, page] = await Promise.all([
-      projects.get(name, actor), groups.list(name, actor), subjects.list(listQueryOf(filters, request.query), actor, name),
+      projects.get(name, actor), groups.list(name, actor),
+      filterError ? { items: [], paging: undefined } : subjects.list(listQueryOf(filters, request.query), actor, name),
     ]);
     const project = headerOf(request, name, 'subjects', details);
     const total = page.paging?.total ?? page.items.length;
@@ -58,6 +61,7 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
       title: t('project.title', { name }),
       project,
       notice,
+      filterError,
       filters,
       fields,
       groups: groupList.map((g) => ({ id: String(g.id), name: g.name })),
@@ -77,7 +81,7 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
       next: last && shown < total ? nextPageUrl(project.path, filters, last, shown) : undefined,
       // The notice of a saved project is no filter.
       filtered: request.url.includes('?') && !/\?project=\w+$/.test(request.url),
-    });
+    }, filterError ? 400 : 200);
   });
 
   app.get('/projects/:name/admins', { schema: { hide: true, params: Params } }, async (request, reply) => {

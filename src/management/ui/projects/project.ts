@@ -9,7 +9,7 @@ import type { ProjectDtoT } from '../../api/projects/dto.js';
 import type { ProjectService } from '../../api/projects/service.js';
 import { actorOf, principal } from '../../security/authorization.js';
 import { context } from '../context.js';
-import type { MessageKey } from '../i18n.js';
+import type { MessageKey } from '../../i18n/translator.js';
 
 export const TABS = ['subjects', 'groups', 'sources', 'admins'] as const;
 export type Tab = (typeof TABS)[number];

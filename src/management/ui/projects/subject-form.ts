@@ -6,7 +6,7 @@
 import { Type, type Static } from 'typebox';
 import { parseLocalDate } from '../../api/subjects/criteria.js';
 import type { SubjectDtoT, SubjectInputT } from '../../api/subjects/schemas.js';
-import type { MessageKey } from '../i18n.js';
+import type { MessageKey } from '../../i18n/translator.js';
 
 export const SubjectForm = Type.Object({
   _csrf: Type.String(),

@@ -18,7 +18,7 @@ import type { PairingService } from '../../pairing/service.js';
 import { actorOf, principal } from '../../security/authorization.js';
 import { hasPermission } from '../../authz/oracle.js';
 import { context, render } from '../context.js';
-import type { MessageKey, Translate } from '../i18n.js';
+import type { MessageKey, Translate } from '../../i18n/translator.js';
 import { headerOf, PROJECT_NAME, subjectPath } from './project.js';
 import type { ShownFields } from './subject-form.js';
 import { notActiveReason, subjectOfProject } from './subjects.js';

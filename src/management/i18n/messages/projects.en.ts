@@ -8,6 +8,7 @@ export const projectsEn = {
   'project.tab.admins': 'Admins',
   'project.organization': 'Organization: {name}',
   // Subjects list
+  'subjects.reversedRange': 'The enrolment dates are reversed: "Enrolled from" is after "Enrolled until". Swap them or clear one.',
   'subjects.search': 'Search subjects',
   'subjects.externalId': 'External ID',
   'subjects.login': 'Subject ID',

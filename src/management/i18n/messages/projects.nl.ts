@@ -10,6 +10,7 @@ export const projectsNl: Record<keyof typeof projectsEn, string> = {
   'project.tab.admins': 'Beheerders',
   'project.organization': 'Organisatie: {name}',
   // Subjects list
+  'subjects.reversedRange': 'De inschrijvingsdata zijn omgekeerd: "Ingeschreven vanaf" ligt na "Ingeschreven tot en met". Wissel ze om of maak er een leeg.',
   'subjects.search': 'Deelnemers zoeken',
   'subjects.externalId': 'Extern ID',
   'subjects.login': 'Deelnemer-ID',
