@@ -189,7 +189,11 @@ async function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }
     // few refused connections (they add up across the pool), and queued queries wait it out: after
     // a database restart, requests hung that long. 50 ms doubling, at most 1 s.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
-    connection: { application_name: 'radar-platform' },
+    // JIT off for this service's sessions: its queries are short, and PostgreSQL's default (`jit` on
+    // above a plan cost of 100,000) compiled a user's whole notification list expression with LLVM
+    // whenever the planner's estimate crossed that cost (stale or growing statistics): ~0.2–1 s of
+    // CPU per list instead of ~5 ms, which filled the pool and answered 503s in the soaks.
+    connection: { application_name: 'radar-platform', jit: 'off' },
   });
 
   const deadline = Date.now() + opts.bootWaitSeconds * 1000;
