@@ -22,7 +22,7 @@ import { context, render } from '../context.js';
 import { formRefusal } from '../errors.js';
 import { PROJECT_NAME, projectHeader, projectPath, subjectPath, type ProjectHeader } from './project.js';
 import { mayOnProject } from './groups.js';
-import { FormProblem } from './subject-form.js';
+import { attributesOf, FormProblem } from './subject-form.js';
 import { notActiveReason, subjectOfProject } from './subjects.js';
 
 export interface SourcePagesServices {
@@ -55,26 +55,11 @@ const PairForm = Type.Object({ _csrf: Type.String(), sourceName: Type.String({ m
 const RegisterForm = Type.Object({ _csrf: Type.String(), sourceTypeId: Type.String({ pattern: '^[1-9][0-9]{0,14}$' }) });
 
 const TAB_SIZE = 50;
-const MAX_ATTRIBUTES = 200;
 
 interface SourceFormValues { sourceName: string; sourceType: string; expectedSourceName: string; attributes: string }
 
 const typeLabel = (type: { producer?: string | null; model?: string | null; catalogVersion?: string | null } | null | undefined) =>
   (type ? [type.producer, type.model, type.catalogVersion].filter(Boolean).join(' ') : '');
-
-function attributesOf(text: string): Record<string, string> {
-  const attributes: Record<string, string> = {};
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === '') continue;
-    const at = line.indexOf('=');
-    const key = at > 0 ? line.slice(0, at).trim() : '';
-    if (key === '' || key.length > 255 || line.length - at - 1 > 4096) throw new FormProblem('sources.attributesInvalid');
-    attributes[key] = line.slice(at + 1).trim();
-  }
-  if (Object.keys(attributes).length > MAX_ATTRIBUTES) throw new FormProblem('sources.attributesInvalid');
-  return attributes;
-}
 
 /** What the form sent, checked as the API's schema checks a body (the service trusts it did). */
 function checkedValues(values: SourceFormValues): { sourceName: string; sourceTypeId: number; attributes: Record<string, string> } {
@@ -82,7 +67,7 @@ function checkedValues(values: SourceFormValues): { sourceName: string; sourceTy
   if (sourceName === '' || sourceName.length > 255 || !new RegExp(ENTITY_ID).test(sourceName)) throw new FormProblem('sources.nameInvalid');
   const sourceTypeId = Number(values.sourceType);
   if (!Number.isSafeInteger(sourceTypeId) || sourceTypeId < 1) throw new FormProblem('sources.typeRequired');
-  return { sourceName, sourceTypeId, attributes: attributesOf(values.attributes) };
+  return { sourceName, sourceTypeId, attributes: attributesOf(values.attributes, 'sources.attributesInvalid', 4096) };
 }
 
 const valuesOfSource = (source: SourceDtoT): SourceFormValues => ({

@@ -74,17 +74,22 @@ export const formValuesOfSubject = (subject: SubjectDtoT): SubjectFormValues => 
   project: subject.project?.projectName ?? '',
 });
 
-function attributesOf(text: string): Record<string, string> {
+/**
+ * Attributes typed as `key=value` lines (blank lines skipped), for the subject and source forms:
+ * `problem` when a line has no key, a key over 255 characters, a value over `maxValueLength`, or
+ * there are more than 200 attributes.
+ */
+export function attributesOf(text: string, problem: MessageKey, maxValueLength = Number.POSITIVE_INFINITY): Record<string, string> {
   const attributes: Record<string, string> = {};
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
     if (line === '') continue;
     const at = line.indexOf('=');
     const key = at > 0 ? line.slice(0, at).trim() : '';
-    if (key === '' || key.length > 255) throw new FormProblem('subjects.attributesInvalid');
+    if (key === '' || key.length > 255 || line.length - at - 1 > maxValueLength) throw new FormProblem(problem);
     attributes[key] = line.slice(at + 1).trim();
   }
-  if (Object.keys(attributes).length > MAX_ATTRIBUTES) throw new FormProblem('subjects.attributesInvalid');
+  if (Object.keys(attributes).length > MAX_ATTRIBUTES) throw new FormProblem(problem);
   return attributes;
 }
 
@@ -103,7 +108,7 @@ export function subjectInputOf(values: SubjectFormValues, project: { id: number;
     personName: orNull(values.personName),
     dateOfBirth,
     group: orNull(values.group),
-    attributes: attributesOf(values.attributes),
+    attributes: attributesOf(values.attributes, 'subjects.attributesInvalid'),
   };
   if (existing) {
     input.id = existing.id;
