@@ -1,6 +1,6 @@
 // Shared helpers of the benchmarks: start the built service (dist/main.js) and wait for it.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
@@ -50,7 +50,8 @@ export async function startService(env, script = 'dist/main.js') {
       MANAGEMENTPORTAL_OAUTH_KEY_STORE: 'test/fixtures/keystores/keytool-ec.p12', MANAGEMENTPORTAL_OAUTH_KEY_STORE_PASSWORD: 'radarbase',
       MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'bench-admin-password', MANAGEMENTPORTAL_MAIL_FROM: 'bench@localhost', ...env, PORT: String(port),
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // BENCH_SERVICE_LOG=file keeps the service's log (its stdout; LOG_LEVEL warn unless set) there.
+    stdio: ['ignore', process.env.BENCH_SERVICE_LOG ? openSync(process.env.BENCH_SERVICE_LOG, 'a') : 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
@@ -214,7 +215,12 @@ export async function seedBigProject(url, count) {
       await tx`insert into management.subjects (user_id, external_id, person_name, enrollment_date, attributes)
         select id, 'EXT-' || login, 'Person ' || login, now(), '{}'::jsonb from management.users where login like 'bench-%'`;
     });
-    await sql`analyze`;
+    // The seeded tables only. An `analyze` of the whole database also recorded the notification
+    // queue as (nearly) empty, and each pooled connection then kept a sequential-scan plan for the
+    // foreign-key check of every state event it inserted (`SELECT 1 FROM messages WHERE id = $1
+    // FOR KEY SHARE`, planned once per connection): ~2 ms per row by 30,000 messages, and with
+    // autovacuum off nothing analyzed the table again. That was the short soak's collapse and 503s.
+    await sql`analyze management.projects, management.roles, management.users, management.role_users, management.subjects`;
     const seedMs = Math.round(performance.now() - seeded);
     const [cursor] = await sql`select s.id, u.login from management.subjects s join management.users u on u.id = s.user_id order by s.id desc offset 20 limit 1`;
     return { seedMs, lastCursor: { id: cursor.id, login: cursor.login } };

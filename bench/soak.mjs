@@ -131,10 +131,22 @@ const nextUser = (op) => `/projects/soak/users/sub-${(userCounters[op]++ % USERS
 
 /**
  * Refresh chains: each holds its newest refresh token; an operation takes one, refreshes it and
- * puts the successor back (tokens are single-use). A chain whose refresh failed is replaced by a
- * fresh password grant. The newest access token serves the subject list.
+ * puts the successor back (tokens are single-use). When every chain is in flight, the operation
+ * waits for the next one to come back, as an app waits for its own refresh (the wait counts in its
+ * latency). It does not start a password grant instead: each is a bcrypt hash, and under a slow
+ * patch those grants multiplied until they took both cores and the run never recovered (the
+ * generator's feedback, not the service's). A chain whose refresh failed is replaced by a fresh
+ * password grant. The newest access token serves the subject list.
  */
 const chains = [];
+/** Operations waiting for a chain, oldest first. */
+const chainWaiters = [];
+const putChain = (token) => {
+  const waiter = chainWaiters.shift();
+  if (waiter) waiter(token);
+  else chains.push(token);
+};
+const takeChain = () => (chains.length > 0 ? Promise.resolve(chains.shift()) : new Promise((resolve) => chainWaiters.push(resolve)));
 let accessToken;
 /** A password grant of the admin: a new chain's first refresh token (undefined when refused). */
 async function passwordGrant() {
@@ -146,24 +158,27 @@ async function passwordGrant() {
   accessToken = body.access_token;
   return { res, token: body.refresh_token };
 }
-async function refresh() {
-  let token = chains.shift();
-  if (token === undefined) {
-    // Every chain is in flight (a stall): a new one, whose password grant counts as this operation.
+/** Starts a chain again with a password grant, retried until it is granted. */
+async function replaceChain() {
+  for (;;) {
     const started = await passwordGrant();
-    if (started.token === undefined) return started.res;
-    token = started.token;
+    if (started.token !== undefined) { putChain(started.token); return; }
+    await new Promise((r) => setTimeout(r, 1000));
   }
+}
+async function refresh() {
+  const startedAt = performance.now();
+  const token = await takeChain();
   let refreshed;
   const res = await request('POST', '/managementportal/oauth/token', form, `grant_type=refresh_token&client_id=ManagementPortalapp&refresh_token=${token}`, (body) => { refreshed = body; });
   if (res.status === 200) {
     const body = JSON.parse(refreshed);
     accessToken = body.access_token;
-    chains.push(body.refresh_token);
+    putChain(body.refresh_token);
   } else {
-    void passwordGrant().then((started) => { if (started.token !== undefined) chains.push(started.token); });
+    void replaceChain();
   }
-  return res;
+  return { ...res, ms: performance.now() - startedAt };
 }
 
 /** The mixed workload, in turn; each operation named, for its own p99 per minute. */

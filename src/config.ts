@@ -268,7 +268,7 @@ export const settings = {
   springDatasourceUrl: withEnv('SPRING_DATASOURCE_URL', str('Reference form of the database: a `jdbc:postgresql://host:port/db` URL; used when `DATABASE_URL` is not set', { spring: 'spring.datasource.url' })),
   springDatasourceUsername: withEnv('SPRING_DATASOURCE_USERNAME', str('User for `SPRING_DATASOURCE_URL`', { spring: 'spring.datasource.username' })),
   springDatasourcePassword: withEnv('SPRING_DATASOURCE_PASSWORD', str('Password for `SPRING_DATASOURCE_URL`', { spring: 'spring.datasource.password' })),
-  databasePoolSize: withEnv('DATABASE_POOL_SIZE', int('Maximum PostgreSQL connections of this process', { default: 10, min: 1, max: 1000, spring: 'spring.datasource.hikari.maximumPoolSize' })),
+  databasePoolSize: withEnv('DATABASE_POOL_SIZE', int('Maximum PostgreSQL connections of this process for its work; the health check keeps one more of its own', { default: 10, min: 1, max: 1000, spring: 'spring.datasource.hikari.maximumPoolSize' })),
   bootWaitSeconds: withEnv('BOOT_WAIT_SECONDS', int('How long start-up retries the PostgreSQL connection before failing', { default: 10, min: 0, max: 3600 })),
   httpBodyLimitBytes: withEnv('HTTP_BODY_LIMIT_BYTES', int('Largest accepted request body in bytes (default 10 MiB); larger ones get 413', { default: 10 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 })),
   shutdownTimeoutSeconds: withEnv('SHUTDOWN_TIMEOUT_SECONDS', int('How long a graceful shutdown waits for in-flight requests', { default: 10, min: 0, max: 600 })),

@@ -28,7 +28,7 @@ export interface DatabaseHandle {
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** Runs the migrations (call inside `exclusive`). */
   migrate(): Promise<void>;
-  /** Cheap liveness query for health checks. */
+  /** Cheap liveness query for health checks, on its own connection (not queued behind the pool's work). */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -179,8 +179,7 @@ async function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-  const client = postgres(config.url, {
-    max: config.poolSize,
+  const options = {
     username: config.username,
     password: config.password,
     onnotice: () => {},
@@ -194,7 +193,13 @@ async function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }
     // whenever the planner's estimate crossed that cost (stale or growing statistics): ~0.2–1 s of
     // CPU per list instead of ~5 ms, which filled the pool and answered 503s in the soaks.
     connection: { application_name: 'radar-platform', jit: 'off' },
-  });
+  } as const;
+  const client = postgres(config.url, { ...options, max: config.poolSize });
+  // The health check's own connection. Through the pool, a probe waited behind every queued query
+  // and answered DOWN (503) after its 2 s whenever a burst of load filled the pool, while the
+  // database answered fine: a load balancer or Kubernetes would then take a busy instance out.
+  // Here it measures what it says, whether PostgreSQL answers. Closed after a minute idle.
+  const probe = postgres(config.url, { ...options, max: 1, idle_timeout: 60 });
 
   const deadline = Date.now() + opts.bootWaitSeconds * 1000;
   for (let attempt = 1; ; attempt++) {
@@ -233,8 +238,8 @@ async function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }
       }
     },
     migrate: () => migrate(drizzle(client), { migrationsFolder: MIGRATIONS_FOLDER }),
-    ping: async () => { await db.execute(sql`select 1`); },
-    close: () => client.end({ timeout: 5 }),
+    ping: async () => { await probe`select 1`; },
+    close: async () => { await Promise.all([client.end({ timeout: 5 }), probe.end({ timeout: 1 })]); },
   };
 }
 
