@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
 import fp from 'fastify-plugin';
 import basicAuth from '@fastify/basic-auth';
-import { collectDefaultMetrics, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
+import { collectDefaultMetrics, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from './prom.js';
 import { Type, type Static } from 'typebox';
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -70,7 +70,24 @@ type MetricDetail = Static<typeof MetricDetail>;
  * `collectDefaultMetrics` starts an event-loop-delay monitor and a GC `PerformanceObserver`
  * that it never stops, so every closed app would leave both running. They are captured while
  * it registers (synchronously) and the returned function stops them, on app close.
+ *
+ * Started a second after the server listens (loading and registering them is work that can wait,
+ * issue 30 item 5), or at the first scrape before that (tests inject without listening); once.
  */
+function deferredProcessMetrics(register: Registry): { start: () => void; stop: () => void } {
+  let stop: (() => void) | undefined;
+  let stopped = false;
+  return {
+    start: () => {
+      if (!stop && !stopped) stop = collectProcessMetrics(register);
+    },
+    stop: () => {
+      stopped = true;
+      stop?.();
+    },
+  };
+}
+
 function collectProcessMetrics(register: Registry): () => void {
   const perfHooks = createRequire(import.meta.url)('node:perf_hooks') as {
     monitorEventLoopDelay: (options?: { resolution?: number }) => IntervalHistogram;
@@ -185,7 +202,9 @@ function credentialsCheck(user: string, password: string) {
   };
 }
 
-const actuatorRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry; operations: Operations }> = async (app, { metrics, operations }) => {
+type ActuatorRoutesOptions = { metrics: Registry; operations: Operations; beforeScrape: () => void };
+
+const actuatorRoutes: FastifyPluginAsyncTypebox<ActuatorRoutesOptions> = async (app, { metrics, operations, beforeScrape }) => {
   const handleError = createErrorHandler(actuatorErrorFormat);
   // Spring Boot Admin posts a logger change as `application/vnd.spring-boot.actuator.v2+json`.
   acceptEmptyJsonBodies(app);
@@ -207,11 +226,16 @@ const actuatorRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry; operations:
     operations, tags, endpoints: ['info'], errorBody: ActuatorError, refusals: [], actorOf: () => ({ name: adminUser, via: 'actuator' }),
   });
 
-  await app.register(adminRoutes, { metrics, operations });
+  await app.register(adminRoutes, { metrics, operations, beforeScrape });
 };
 
-const adminRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry; operations: Operations }> = async (app, { metrics, operations }) => {
+const adminRoutes: FastifyPluginAsyncTypebox<ActuatorRoutesOptions> = async (app, { metrics, operations, beforeScrape }) => {
   app.addHook('onRequest', app.basicAuth);
+  // The metric endpoints list and read the process metrics too, started or not yet.
+  app.addHook('preHandler', (_request, _reply, done) => {
+    beforeScrape();
+    done();
+  });
   const errors = { 401: ActuatorError };
 
   app.get('/', {
@@ -272,10 +296,14 @@ const adminRoutes: FastifyPluginAsyncTypebox<{ metrics: Registry; operations: Op
 
 export const actuatorPlugin: FastifyPluginAsync = fp(async (app: FastifyInstance) => {
   const metrics = new Registry();
-  const stopProcessMetrics = collectProcessMetrics(metrics);
+  const processMetrics = deferredProcessMetrics(metrics);
   app.decorate('metrics', metrics);
+  app.addHook('onListen', (done) => {
+    setTimeout(processMetrics.start, 1000).unref();
+    done();
+  });
   app.addHook('onClose', async () => {
-    stopProcessMetrics();
+    processMetrics.stop();
     metrics.clear();
   });
 
@@ -295,9 +323,9 @@ export const actuatorPlugin: FastifyPluginAsync = fp(async (app: FastifyInstance
   });
 
   const operations = createOperations({
-    db: app.db, metrics, logLevels: app.logLevels, events: app.events, log: app.logLevels.component('actuator'),
+    db: app.db, metrics, beforeScrape: processMetrics.start, logLevels: app.logLevels, events: app.events, log: app.logLevels.component('actuator'),
     app: { version: app.config.version, profile: app.config.profile },
   });
   app.decorate('operations', operations);
-  await app.register(actuatorRoutes, { prefix: '/actuator', metrics, operations });
+  await app.register(actuatorRoutes, { prefix: '/actuator', metrics, operations, beforeScrape: processMetrics.start });
 }, { name: 'platform-actuator', dependencies: ['platform-database'] });

@@ -10,7 +10,7 @@
  */
 import type { FastifyBaseLogger, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Registry } from 'prom-client';
+import type { Registry } from './prom.js';
 import { Type, type TSchema } from 'typebox';
 import { DomainError } from './errors.js';
 import type { DatabaseHandle } from './database.js';
@@ -136,7 +136,8 @@ export interface Operations {
 }
 
 export function createOperations(deps: {
-  db: DatabaseHandle; metrics: Registry; logLevels: LogLevels; events: EventBus; log: FastifyBaseLogger;
+  /** `beforeScrape` runs before the registry is read (it starts the deferred process metrics). */
+  db: DatabaseHandle; metrics: Registry; beforeScrape?: () => void; logLevels: LogLevels; events: EventBus; log: FastifyBaseLogger;
   app: { version: string; profile: string };
 }): Operations {
   const { db, metrics, logLevels, log } = deps;
@@ -156,6 +157,7 @@ export function createOperations(deps: {
     },
     info: () => ({ app: { name: 'radar-platform', version: deps.app.version, profile: deps.app.profile } }),
     async prometheus() {
+      deps.beforeScrape?.();
       return { contentType: metrics.contentType, text: await metrics.metrics() };
     },
     loggers: () => ({

@@ -1,5 +1,5 @@
 /** The scheduler's Prometheus metrics, registered on the app's own registry (`app.metrics`). */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from '../../platform/prom.js';
 
 export interface SchedulerMetrics {
   sent: Counter<'kind'>;
