@@ -96,6 +96,14 @@ export interface UserService {
    * @throws NotFound; BadRequest/NotFound `error.invalidAuthority`; AccessDenied
    */
   setRoles(actor: MpAuth, login: string, roles: readonly RoleInputT[]): Promise<void>;
+  /**
+   * Takes one project role from the user, as `setRoles` with the user's roles but that one (the
+   * admin UI's "Remove" on a project's admins tab): the same checks, revision, audit event and end
+   * of the user's other credentials, in one transaction.
+   * @throws NotFound `error.entityNotFound` (no such user), `error.roleNotFound` (the user does not
+   *   hold `authorityName` in `projectName`); AccessDenied
+   */
+  removeProjectRole(actor: MpAuth, login: string, projectName: string, authorityName: string): Promise<void>;
 }
 
 const notFound = (login: string) => new NotFound('User not found with login', ENTITY, 'error.entityNotFound', { user: login });
@@ -154,6 +162,11 @@ export function createUserService(deps: UserServiceDeps): UserService {
    */
   async function applyRoles(tx: Executor, actor: MpAuth, user: UserRow, current: readonly RoleRef[], inputs: readonly RoleInputT[]) {
     const resolved = await resolveRoles(tx, inputs);
+    return changeRoles(tx, actor, user, current, resolved);
+  }
+
+  /** `applyRoles` of roles already resolved. */
+  async function changeRoles(tx: Executor, actor: MpAuth, user: UserRow, current: readonly RoleRef[], resolved: readonly { role: RoleRef; created: boolean }[]) {
     const next = new Set(resolved.map((r) => r.role.id));
     const previous = new Set(current.map((r) => r.id));
     const added = resolved.filter(({ role }) => !previous.has(role.id)).map((r) => r.role);
@@ -162,6 +175,16 @@ export function createUserService(deps: UserServiceDeps): UserService {
     for (const role of [...added, ...removed]) requireRoleChange(actor, role);
     await replaceUserRoles(tx, user.id, [...next]);
     return { roles: resolved.map((r) => r.role), created: resolved.filter((r) => r.created).map((r) => r.role), removed: removed.length > 0 };
+  }
+
+  /** The end of `setRoles` and `removeProjectRole`: credentials ended on a removal, the user's revision and its audit event. */
+  async function rolesChanged(tx: Executor, actor: MpAuth, user: UserRow, roles: Awaited<ReturnType<typeof changeRoles>>, at: Date) {
+    const author = authorName(actor);
+    // A role taken away ends the user's other credentials (as in `update`).
+    if (roles.removed) await endCredentialsOfUser(tx, user.login, at, actor.sessionId);
+    const row = await updateUserRow(tx, user.id, { lastModifiedBy: author, lastModifiedDate: at });
+    const dto = userDto(row, roles.roles.map(roleDto));
+    await recordRevision(tx, { name: author, address: actor.address }, [userChange(dto, 'MOD'), ...roles.created.map((r) => roleChange(r, 'ADD'))], at);
   }
 
   return {
@@ -279,17 +302,26 @@ export function createUserService(deps: UserServiceDeps): UserService {
 
     async setRoles(actor, login, inputs) {
       const at = now();
-      const author = authorName(actor);
       await db.transaction(async (tx) => {
         const { user, roles: current } = await target(tx, login);
         requireUserChange(actor, 'ROLE.UPDATE', login, current);
         if (!user) throw notFound(login);
-        const roles = await applyRoles(tx, actor, user, current, inputs);
-        // A role taken away ends the user's other credentials (as in `update`).
-        if (roles.removed) await endCredentialsOfUser(tx, user.login, at, actor.sessionId);
-        const row = await updateUserRow(tx, user.id, { lastModifiedBy: author, lastModifiedDate: at });
-        const dto = userDto(row, roles.roles.map(roleDto));
-        await recordRevision(tx, { name: author, address: actor.address }, [userChange(dto, 'MOD'), ...roles.created.map((r) => roleChange(r, 'ADD'))], at);
+        await rolesChanged(tx, actor, user, await applyRoles(tx, actor, user, current, inputs), at);
+      });
+    },
+
+    async removeProjectRole(actor, login, projectName, authorityName) {
+      const at = now();
+      await db.transaction(async (tx) => {
+        const { user, roles: current } = await target(tx, login);
+        requireUserChange(actor, 'ROLE.UPDATE', login, current);
+        if (!user) throw notFound(login);
+        const role = current.find((r) => r.projectName === projectName && r.authorityName === authorityName);
+        if (!role) {
+          throw new NotFound('User does not hold that role in the project', ENTITY, 'error.roleNotFound', { user: login, projectName, authorityName });
+        }
+        const rest = current.filter((r) => r.id !== role.id).sort((a, b) => a.id - b.id).map((r) => ({ role: r, created: false }));
+        await rolesChanged(tx, actor, user, await changeRoles(tx, actor, user, current, rest), at);
       });
     },
   };

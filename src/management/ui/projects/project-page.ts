@@ -1,11 +1,17 @@
 /**
  * `/projects/{name}` and its tabs: subjects (the default: filters in a `role="search"` GET form
- * kept in the URL, sort, 20 a page with keyset "Load more" and "N of M") and admins (the users
- * with a role in the project); groups.ts and sources.ts serve the groups and sources tabs. Each
+ * kept in the URL, sort, 20 a page with keyset "Load more" and "N of M"; each row with its sources
+ * and a status badge) and admins (a row per role a user holds in the project, each with "Remove");
+ * groups.ts and sources.ts serve the groups and sources tabs. Each
  * tab calls the API's services with the signed-in user as actor: a tab shows what the API lists to that user, a denied one is a 403 page.
  */
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../../platform/errors.js';
+import { AUTHORITY_DTOS } from '../../api/roles/service.js';
+import { hasPermission } from '../../authz/oracle.js';
+import { AccessDenied } from '../../errors.js';
 import type { GroupService } from '../../api/groups/service.js';
 import type { ProjectService } from '../../api/projects/service.js';
 import type { SourceService } from '../../api/sources/service.js';
@@ -28,6 +34,18 @@ export interface ProjectPageServices {
 }
 
 const Params = Type.Object({ name: Type.String(PROJECT_NAME) });
+const AdminsQuery = Type.Object({
+  /** Notice after "Remove": who lost which role. */
+  removed: Type.Optional(Type.String({ maxLength: 255 })),
+  role: Type.Optional(Type.String({ maxLength: 50 })),
+});
+const RemoveRoleForm = Type.Object({
+  _csrf: Type.String(),
+  login: Type.String({ minLength: 1, maxLength: 255 }),
+  authority: Type.String({ minLength: 1, maxLength: 50 }),
+});
+/** The roles the tab lists and removes: the project-scoped authorities (no participant roles, which belong to subjects). */
+const PROJECT_AUTHORITIES = new Set(AUTHORITY_DTOS.filter((a) => a.scope === 'PROJECT').map((a) => a.name));
 const NOTICES = ['created', 'updated', 'discontinued', 'deleted'] as const;
 
 export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> = async (app, { projects, subjects, groups, users, fields }) => {
@@ -72,6 +90,13 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
         personName: subject.personName ?? '',
         group: subject.group ?? '',
         status: t(`subjects.status.${subject.status}` as MessageKey),
+        /** The badge's colour (ui.css `.badge-…`); the text above says the same, for who cannot see colour. */
+        statusClass: `badge-${subject.status.toLowerCase()}`,
+        // The list query brings each subject's sources (one query for the page, queries.ts `listSubjects`).
+        sources: (subject.sources ?? []).map((source) => ({
+          name: source.sourceName,
+          type: [source.sourceTypeProducer, source.sourceTypeModel, source.sourceTypeCatalogVersion].filter(Boolean).join(' '),
+        })),
         // Pairing and discontinuing need an activated subject (subjects.ts `notActiveReason`).
         active: subject.status === 'ACTIVATED',
         enrollmentDate: subject.enrollmentDate,
@@ -84,17 +109,58 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
     }, filterError ? 400 : 200);
   });
 
-  app.get('/projects/:name/admins', { schema: { hide: true, params: Params } }, async (request, reply) => {
+  /**
+   * The admins tab: one row per role a user holds in the project, each with "Remove" for who
+   * holds ROLE.UPDATE on the project (the service checks the rest, `requireUserChange`).
+   */
+  async function showAdmins(request: FastifyRequest, reply: FastifyReply, name: string, options: { removed?: { login: string; role: string }; error?: string; status?: number } = {}) {
+    const { t } = context(request);
+    const project = await projectHeader(request, projects, name, 'admins');
+    const auth = principal(request);
+    const mayRemove = hasPermission(auth, 'ROLE.UPDATE', { organization: project.organization, project: name });
+    // The users filter matches project names by substring: keep the roles of this project only.
+    const { users: list } = await users.list(auth, { projectName: name }, { page: 0, size: 2000, offset: 0, sort: [] });
+    const rows = list.flatMap((user) => {
+      const fullName = [user.firstName, user.lastName].filter(Boolean).join(' ');
+      return user.roles.filter((role) => role.projectName === name && role.authorityName)
+        .map((role) => ({ login: user.login, name: fullName, email: user.email ?? '', role: role.authorityName! }));
+    });
+    // The notice of a removal only while it holds: a link naming a role the user has is no news.
+    const { removed } = options;
+    const notice = removed && !rows.some((row) => row.login === removed.login && row.role === removed.role)
+      ? t('admins.removed', { ...removed, project: name }) : undefined;
+    return render(request, reply, 'projects/admins', {
+      title: t('project.title', { name }), project, rows, mayRemove, notice, error: options.error,
+      action: `${project.path}/admins/remove`,
+    }, options.status ?? 200);
+  }
+
+  app.get('/projects/:name/admins', { schema: { hide: true, params: Params, querystring: AdminsQuery } }, async (request, reply) => {
+    const { removed, role } = request.query;
+    return showAdmins(request, reply, request.params.name, removed && role ? { removed: { login: removed, role } } : {});
+  });
+
+  /**
+   * "Remove" of a role row: the user's role in this project taken away through the users service
+   * (the API's role change: its checks, revision and audit event), then back on the tab naming who
+   * lost which role. A refusal of the service is the tab again with an alert, nothing changed.
+   */
+  app.post('/projects/:name/admins/remove', { schema: { hide: true, params: Params, body: RemoveRoleForm } }, async (request, reply) => {
     const { t } = context(request);
     const { name } = request.params;
-    const project = await projectHeader(request, projects, name, 'admins');
-    // The users filter matches project names by substring: keep the roles of this project only.
-    const { users: list } = await users.list(principal(request), { projectName: name }, { page: 0, size: 2000, offset: 0, sort: [] });
-    const admins = list.flatMap((user) => {
-      const roles = user.roles.filter((role) => role.projectName === name).map((role) => role.authorityName ?? '');
-      const fullName = [user.firstName, user.lastName].filter(Boolean).join(' ');
-      return roles.length > 0 ? [{ login: user.login, name: fullName, email: user.email ?? '', roles }] : [];
-    });
-    return render(request, reply, 'projects/admins', { title: t('project.title', { name }), project, admins });
+    const { login, authority } = request.body;
+    // The project first (PROJECT.READ): a user of another project gets the 403 page.
+    const project = await projectHeader(request, projects, name, undefined);
+    const values = { login, role: authority };
+    if (!PROJECT_AUTHORITIES.has(authority)) return showAdmins(request, reply, name, { error: t('admins.notHeld', values), status: 400 });
+    try {
+      await users.removeProjectRole(principal(request), login, name, authority);
+    } catch (error) {
+      if (error instanceof AccessDenied) return showAdmins(request, reply, name, { error: t('admins.denied', values), status: 403 });
+      if (error instanceof DomainError && error.status === 404) return showAdmins(request, reply, name, { error: t('admins.notHeld', values), status: 404 });
+      throw error;
+    }
+    const query = new URLSearchParams({ removed: login, role: authority });
+    return reply.redirect(`${project.path}/admins?${query.toString()}`, 303);
   });
 };
