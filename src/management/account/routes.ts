@@ -92,7 +92,7 @@ export const publicAccountRoutes: FastifyPluginAsyncTypebox<{ account: AccountSe
       response: { 204: NoContent, 400: badRequest },
     },
   }, async (req, reply) => {
-    await account.finishPasswordReset(req.body);
+    await account.finishPasswordReset(req.body, req.ip);
     return reply.code(204).send(undefined as never);
   });
 };

@@ -78,7 +78,8 @@ export interface AccountService {
    * (same transaction).
    * @throws BadRequest `error.weakPassword` / `error.longPassword` / `error.invalidResetKey`
    */
-  finishPasswordReset(input: KeyAndPasswordT): Promise<void>;
+  /** `address`: where the key's holder came from (`request.ip`), for the audit event. */
+  finishPasswordReset(input: KeyAndPasswordT, address?: string): Promise<void>;
   /** @throws NotFound `error.entityNotFound` for an unknown activation key */
   activate(key: string): Promise<void>;
 }
@@ -183,7 +184,7 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
       deps.accountMail.passwordReset(row, log);
     },
 
-    async finishPasswordReset({ key, newPassword }) {
+    async finishPasswordReset({ key, newPassword }, address) {
       checkPasswordStrength(newPassword);
       const issuedAfter = new Date(deps.now() - keyTimeoutMs);
       // Unknown keys are refused before the (deliberately slow) hashing, which strangers could otherwise make us do at will.
@@ -197,7 +198,7 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
         await endCredentialsOfUser(tx, row.login, at);
         await recordChange(tx, SYSTEM, row, at);
         // The actor is the holder of the user's reset key: the user.
-        await recordInTx(tx, { principal: row.login, type: 'PASSWORD_RESET', target: { type: 'user', id: row.login }, data: {} }, at);
+        await recordInTx(tx, { principal: row.login, type: 'PASSWORD_RESET', address, target: { type: 'user', id: row.login }, data: {} }, at);
       });
     },
 

@@ -181,7 +181,7 @@ export const sourceTypeRoutes: FastifyPluginAsyncTypebox<{ sourceTypes: SourceTy
     const { base } = context(request);
     const values = typeValuesOfForm(request.body);
     try {
-      const created = await sourceTypes.create(typeInputOf(values), actorOf(request).name);
+      const created = await sourceTypes.create(typeInputOf(values), actorOf(request));
       return reply.redirect(`${sourceTypePath(base, created)}?created=${encodeURIComponent(displayName(created))}`, 303);
     } catch (error) {
       const refusal = refusalOf(request, error);
@@ -219,7 +219,7 @@ export const sourceTypeRoutes: FastifyPluginAsyncTypebox<{ sourceTypes: SourceTy
     const values = typeValuesOfForm(request.body);
     try {
       // No `sourceData`: the type's source data are kept (they are changed on their own forms).
-      const updated = await sourceTypes.update({ ...typeInputOf(values), id: type.id }, actorOf(request).name);
+      const updated = await sourceTypes.update({ ...typeInputOf(values), id: type.id }, actorOf(request));
       return reply.redirect(`${sourceTypePath(base, updated)}?updated=${encodeURIComponent(displayName(updated))}`, 303);
     } catch (error) {
       const refusal = refusalOf(request, error);
@@ -248,7 +248,7 @@ export const sourceTypeRoutes: FastifyPluginAsyncTypebox<{ sourceTypes: SourceTy
     const { producer, model, version } = request.params;
     const type = await typeOf(request.params);
     try {
-      const deleted = await sourceTypes.remove(producer, model, version, actorOf(request).name);
+      const deleted = await sourceTypes.remove(producer, model, version, actorOf(request));
       return reply.redirect(`${base}/source-types?deleted=${encodeURIComponent(displayName(deleted))}`, 303);
     } catch (error) {
       // In use by a project or a source: the API's 403 `error.sourceTypeInUse`, said on the page that asked.
@@ -271,7 +271,7 @@ export const sourceTypeRoutes: FastifyPluginAsyncTypebox<{ sourceTypes: SourceTy
     const path = sourceTypePath(context(request).base, type);
     const values = dataValuesOfForm(request.body);
     try {
-      const created = await sourceData.create(dataInputOf(values, type.id), actorOf(request).name);
+      const created = await sourceData.create(dataInputOf(values, type.id), actorOf(request));
       return reply.redirect(`${path}?dataCreated=${encodeURIComponent(created.sourceDataName)}`, 303);
     } catch (error) {
       const refusal = refusalOf(request, error);
@@ -294,7 +294,7 @@ export const sourceTypeRoutes: FastifyPluginAsyncTypebox<{ sourceTypes: SourceTy
     const action = `${path}/source-data/${encodeURIComponent(data.sourceDataName)}/edit`;
     const values = dataValuesOfForm(request.body);
     try {
-      const updated = await sourceData.update({ ...dataInputOf(values, type.id), id: data.id }, actorOf(request).name);
+      const updated = await sourceData.update({ ...dataInputOf(values, type.id), id: data.id }, actorOf(request));
       return reply.redirect(`${path}?dataUpdated=${encodeURIComponent(updated.sourceDataName)}`, 303);
     } catch (error) {
       const refusal = refusalOf(request, error);
@@ -317,7 +317,7 @@ export const sourceTypeRoutes: FastifyPluginAsyncTypebox<{ sourceTypes: SourceTy
   app.post('/source-types/:producer/:model/:version/source-data/:dataName/delete', { schema: { hide: true, params: DataParams, body: CsrfForm } }, async (request, reply) => {
     authorize(request, 'SOURCEDATA.DELETE', {});
     const { type, data } = await dataOf(request.params);
-    await sourceData.remove(data.sourceDataName, actorOf(request).name);
+    await sourceData.remove(data.sourceDataName, actorOf(request));
     return reply.redirect(`${sourceTypePath(context(request).base, type)}?dataDeleted=${encodeURIComponent(data.sourceDataName)}`, 303);
   });
 };

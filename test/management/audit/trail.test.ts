@@ -16,7 +16,7 @@ import { loadConfig } from '../../../src/config.js';
 import { recordInTx } from '../../../src/management/audit/audit-log.js';
 import { diffFields } from '../../../src/management/audit/changes.js';
 import { auditRetentionJob, retentionCutoff } from '../../../src/management/audit/retention.js';
-import { auditEvents } from '../../../src/management/schema.js';
+import { auditEvents, users } from '../../../src/management/schema.js';
 
 const MINUTE = 60_000;
 const ADDRESS = '203.0.113.7';
@@ -180,6 +180,34 @@ describe('changes', () => {
     const mails = (await eventsOf({ targetType: 'user', targetId: login })).filter((e) => e.eventType === 'ACTIVATION_MAIL_SENT');
     expect(mails.map((e) => [e.principal, e.data])).toEqual([['admin', { login }]]);
     expect(JSON.stringify(await eventsOf({ targetType: 'user', targetId: user.login }))).not.toContain('Zzzzzzz9x');
+  });
+
+  it('records source types and source data with the actor\'s address', async () => {
+    const model = unique('model');
+    const data = { sourceDataType: 'ACCELEROMETER', sourceDataName: unique('data'), processingState: 'RAW', keySchema: 'K', valueSchema: 'V', topic: unique('topic'), unit: 'G', frequency: '50' };
+    const type = { producer: 'Acme', model, catalogVersion: '1.0', sourceTypeScope: 'ACTIVE', canRegisterDynamically: false, sourceData: [data] };
+    const forwarded = { 'x-forwarded-for': ADDRESS };
+    const created = await mp.call('POST', '/api/source-types', { bearer: admin, body: type, headers: forwarded });
+    expect(created.status).toBe(201);
+    const more = { ...data, sourceDataName: unique('data'), topic: unique('topic'), sourceType: { id: created.body.id } };
+    expect((await mp.call('POST', '/api/source-data', { bearer: admin, body: more, headers: forwarded })).status).toBe(201);
+    expect((await mp.call('DELETE', `/api/source-types/Acme/${model}/1.0`, { bearer: admin, headers: forwarded })).status).toBe(200);
+    const events = await eventsOf({ targetType: 'sourceType' });
+    const ours = events.filter((e) => e.data.entityId === String(created.body.id));
+    expect(ours.map((e) => [e.eventType, e.principal, e.actorAddress])).toEqual([
+      ['ENTITY_CREATED', 'admin', ADDRESS], ['ENTITY_UPDATED', 'admin', ADDRESS], ['ENTITY_DELETED', 'admin', ADDRESS],
+    ]);
+  });
+
+  it('records a finished password reset with the address of the key\'s holder', async () => {
+    const user = await mp.userWithRole('ROLE_SYS_ADMIN');
+    expect((await mp.call('POST', '/api/account/reset_password/init', { body: `${user.login}@example.org` })).status).toBe(204);
+    const [row] = await t.app.db.db.select({ resetKey: users.resetKey }).from(users).where(eq(users.login, user.login));
+    const finished = await mp.call('POST', '/api/account/reset_password/finish', { body: { key: row!.resetKey, newPassword: 'Yyyyyyy8x' }, headers: { 'x-forwarded-for': ADDRESS } });
+    expect(finished.status).toBe(204);
+    const resets = (await eventsOf({ principal: user.login })).filter((e) => e.eventType === 'PASSWORD_RESET');
+    expect(resets.map((e) => [e.actorAddress, e.targetId])).toEqual([[ADDRESS, user.login]]);
+    expect(JSON.stringify(resets)).not.toContain('Yyyyyyy8x');
   });
 
   it('leaves secrets out of any diff, by name and at any depth', () => {

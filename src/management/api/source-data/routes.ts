@@ -39,7 +39,7 @@ export const sourceDataRoutes: FastifyPluginAsyncTypebox<{ sourceData: SourceDat
     schema: { tags, summary: 'Create a source data', body: SourceDataInput, response: { 201: SourceDataDto, ...errors, 404: RadarErrorVm, 409: RadarErrorVm } },
     preHandler: requireGlobalPermission('SOURCEDATA.CREATE'),
   }, async (req, reply) => {
-    const created = await sourceData.create(req.body, actorOf(req).name);
+    const created = await sourceData.create(req.body, actorOf(req));
     alert(reply, 'sourceData', 'created', created.sourceDataName);
     return reply.code(201).header('location', location(created.sourceDataName)).send(created);
   });
@@ -50,12 +50,12 @@ export const sourceDataRoutes: FastifyPluginAsyncTypebox<{ sourceData: SourceDat
     const { id } = req.body;
     if (id == null) {
       authorize(req, 'SOURCEDATA.CREATE', {});
-      const created = await sourceData.create(req.body, actorOf(req).name);
+      const created = await sourceData.create(req.body, actorOf(req));
       alert(reply, 'sourceData', 'created', created.sourceDataName);
       return reply.code(201).header('location', location(created.sourceDataName)).send(created);
     }
     authorize(req, 'SOURCEDATA.UPDATE', {});
-    const updated = await sourceData.update({ ...req.body, id }, actorOf(req).name);
+    const updated = await sourceData.update({ ...req.body, id }, actorOf(req));
     alert(reply, 'sourceData', 'updated', updated.sourceDataName);
     return updated;
   });
@@ -64,7 +64,7 @@ export const sourceDataRoutes: FastifyPluginAsyncTypebox<{ sourceData: SourceDat
     schema: { tags, summary: 'Delete a source data', params: SourceDataNameParams, response: { 200: Type.Null({ description: 'Empty body' }), ...errors, 404: RadarErrorVm } },
     preHandler: requireGlobalPermission('SOURCEDATA.DELETE'),
   }, async (req, reply) => {
-    await sourceData.remove(req.params.sourceDataName, actorOf(req).name);
+    await sourceData.remove(req.params.sourceDataName, actorOf(req));
     return alert(reply, 'sourceData', 'deleted', req.params.sourceDataName).send(undefined as never);
   });
 };

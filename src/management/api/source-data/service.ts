@@ -7,7 +7,7 @@
 import type { Database, Executor } from '../../../platform/database.js';
 import { BadRequest, NotFound } from '../../errors.js';
 import type { Page } from '../../http/paging.js';
-import { recordRevision } from '../revisions/queries.js';
+import { recordRevision, type ChangeAuthor } from '../revisions/queries.js';
 import { loadSourceTypeDtos } from '../source-types/queries.js';
 import { sourceDataDto, type SourceDataDtoT } from '../source-types/dto.js';
 import {
@@ -28,11 +28,11 @@ export interface SourceDataService {
   /** @throws NotFound `error.entityNotFound` */
   get(name: string): Promise<SourceDataDtoT>;
   /** @throws BadRequest `error.idexists`; Conflict `error.sourceDataNameAvailable`; NotFound `error.sourceTypeNotFound` */
-  create(input: SourceDataInputT, author: string): Promise<SourceDataDtoT>;
+  create(input: SourceDataInputT, author: ChangeAuthor): Promise<SourceDataDtoT>;
   /** Replaces every field of source data `input.id`. @throws NotFound; Conflict as `create` */
-  update(input: SourceDataInputT & { id: number }, author: string): Promise<SourceDataDtoT>;
+  update(input: SourceDataInputT & { id: number }, author: ChangeAuthor): Promise<SourceDataDtoT>;
   /** @throws NotFound `error.entityNotFound` */
-  remove(name: string, author: string): Promise<void>;
+  remove(name: string, author: ChangeAuthor): Promise<void>;
 }
 
 export function createSourceDataService(deps: { db: Database; now: () => number }): SourceDataService {
@@ -47,7 +47,7 @@ export function createSourceDataService(deps: { db: Database; now: () => number 
   }
 
   /** One `sourceType` MOD revision per type whose source data changed (its DTO after the change). */
-  async function recordTypes(tx: Executor, author: string, typeIds: readonly (number | null)[]): Promise<void> {
+  async function recordTypes(tx: Executor, author: ChangeAuthor, typeIds: readonly (number | null)[]): Promise<void> {
     const ids = [...new Set(typeIds.filter((id): id is number => id !== null))];
     if (ids.length === 0) return;
     const dtos = await loadSourceTypeDtos(tx, ids);
@@ -74,7 +74,7 @@ export function createSourceDataService(deps: { db: Database; now: () => number 
       return db.transaction(async (tx) => {
         await requireFreeSourceDataNames(tx, [columns.sourceDataName]);
         const type = await typeOf(tx, input);
-        const [row] = await insertSourceData(tx, [{ ...columns, sourceTypeId: type?.id ?? null, createdBy: author, createdDate: at, lastModifiedBy: author, lastModifiedDate: at }]);
+        const [row] = await insertSourceData(tx, [{ ...columns, sourceTypeId: type?.id ?? null, createdBy: author.name, createdDate: at, lastModifiedBy: author.name, lastModifiedDate: at }]);
         await recordTypes(tx, author, [row!.sourceTypeId]);
         return sourceDataDto(row!, type ?? undefined);
       });
@@ -88,7 +88,7 @@ export function createSourceDataService(deps: { db: Database; now: () => number 
         if (!existing) throw notFound({ id: String(input.id) });
         await requireFreeSourceDataNames(tx, [columns.sourceDataName], [existing.id]);
         const type = await typeOf(tx, input);
-        const row = await updateSourceData(tx, existing.id, { ...columns, sourceTypeId: type?.id ?? null, lastModifiedBy: author, lastModifiedDate: at });
+        const row = await updateSourceData(tx, existing.id, { ...columns, sourceTypeId: type?.id ?? null, lastModifiedBy: author.name, lastModifiedDate: at });
         await recordTypes(tx, author, [existing.sourceTypeId, row!.sourceTypeId]);
         return sourceDataDto(row!, type ?? undefined);
       });

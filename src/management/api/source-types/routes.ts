@@ -55,7 +55,7 @@ export const sourceTypesRoutes: FastifyPluginAsyncTypebox<{ sourceTypes: SourceT
     schema: { tags, summary: 'Create a source type with its source data', body: SourceTypeInput, response: { 201: SourceTypeDto, ...errors, 404: RadarErrorVm, 409: RadarErrorVm } },
     preHandler: requireGlobalPermission('SOURCETYPE.CREATE'),
   }, async (req, reply) => {
-    const created = await sourceTypes.create(req.body, actorOf(req).name);
+    const created = await sourceTypes.create(req.body, actorOf(req));
     alert(reply, 'sourceType', 'created', displayName(created));
     return reply.code(201).header('location', location(created)).send(created);
   });
@@ -66,12 +66,12 @@ export const sourceTypesRoutes: FastifyPluginAsyncTypebox<{ sourceTypes: SourceT
     const { id } = req.body;
     if (id == null) {
       authorize(req, 'SOURCETYPE.CREATE', {});
-      const created = await sourceTypes.create(req.body, actorOf(req).name);
+      const created = await sourceTypes.create(req.body, actorOf(req));
       alert(reply, 'sourceType', 'created', displayName(created));
       return reply.code(201).header('location', location(created)).send(created);
     }
     authorize(req, 'SOURCETYPE.UPDATE', {});
-    const updated = await sourceTypes.update({ ...req.body, id }, actorOf(req).name);
+    const updated = await sourceTypes.update({ ...req.body, id }, actorOf(req));
     alert(reply, 'sourceType', 'updated', displayName(updated));
     return updated;
   });
@@ -80,7 +80,7 @@ export const sourceTypesRoutes: FastifyPluginAsyncTypebox<{ sourceTypes: SourceT
     schema: { tags, summary: 'Delete a source type and its source data (403 while a project or source uses it)', params: SourceTypeKeyParams, response: { 200: Type.Null({ description: 'Empty body' }), ...errors, 404: RadarErrorVm } },
     preHandler: requireGlobalPermission('SOURCETYPE.DELETE'),
   }, async (req, reply) => {
-    const deleted = await sourceTypes.remove(req.params.producer, req.params.model, req.params.version, actorOf(req).name);
+    const deleted = await sourceTypes.remove(req.params.producer, req.params.model, req.params.version, actorOf(req));
     return alert(reply, 'sourceType', 'deleted', displayName(deleted)).send(undefined as never);
   });
 };

@@ -12,7 +12,7 @@ import type { Database, Executor } from '../../../platform/database.js';
 import { BadRequest, Conflict, Forbidden, NotFound } from '../../errors.js';
 import type { Page } from '../../http/paging.js';
 import { fieldError, ValidationFailed, type FieldError } from '../../http/validation.js';
-import { recordRevision } from '../revisions/queries.js';
+import { recordRevision, type ChangeAuthor } from '../revisions/queries.js';
 import { sourceTypeDto, type SourceTypeDtoT } from './dto.js';
 import {
   deleteSourceData, deleteSourceType, findSourceTypeById, findSourceTypeByKey, insertSourceData, insertSourceType, loadSourceTypeDtos,
@@ -100,11 +100,11 @@ export interface SourceTypeService {
   /** @throws NotFound `error.sourceTypeNotFound` */
   get(producer: string, model: string, version: string): Promise<SourceTypeDtoT>;
   /** Creates the type with its source data. @throws BadRequest `error.idexists`; Conflict `error.sourceTypeExists` / `error.sourceDataNameAvailable` */
-  create(input: SourceTypeInputT, author: string): Promise<SourceTypeDtoT>;
+  create(input: SourceTypeInputT, author: ChangeAuthor): Promise<SourceTypeDtoT>;
   /** Updates the type `input.id`. @throws NotFound; Conflict as `create`; 400 for a source-data id of another type */
-  update(input: SourceTypeInputT & { id: number }, author: string): Promise<SourceTypeDtoT>;
+  update(input: SourceTypeInputT & { id: number }, author: ChangeAuthor): Promise<SourceTypeDtoT>;
   /** Deletes the type and its source data; returns what was deleted. @throws NotFound; Forbidden `error.sourceTypeInUse` */
-  remove(producer: string, model: string, version: string, author: string): Promise<SourceTypeDtoT>;
+  remove(producer: string, model: string, version: string, author: ChangeAuthor): Promise<SourceTypeDtoT>;
 }
 
 export function createSourceTypeService(deps: { db: Database; now: () => number }): SourceTypeService {
@@ -113,7 +113,7 @@ export function createSourceTypeService(deps: { db: Database; now: () => number 
   async function dtoOf(tx: Executor, id: number): Promise<SourceTypeDtoT> {
     return (await loadSourceTypeDtos(tx, [id]))[0]!;
   }
-  const revision = (tx: Executor, author: string, dto: SourceTypeDtoT, revisionType: 'ADD' | 'MOD' | 'DEL') =>
+  const revision = (tx: Executor, author: ChangeAuthor, dto: SourceTypeDtoT, revisionType: 'ADD' | 'MOD' | 'DEL') =>
     recordRevision(tx, author, [{ entityType: 'sourceType', entityId: dto.id, entityKey: displayName(dto), revisionType, entity: dto }], new Date(now()));
 
   return {
@@ -140,8 +140,8 @@ export function createSourceTypeService(deps: { db: Database; now: () => number 
       return db.transaction(async (tx) => {
         if (await findSourceTypeByKey(tx, columns.producer, columns.model, columns.catalogVersion)) throw exists(columns);
         await requireFreeSourceDataNames(tx, data.map((d) => d.sourceDataName));
-        const row = await insertSourceType(tx, { ...columns, createdBy: author, createdDate: at, lastModifiedBy: author, lastModifiedDate: at });
-        await insertSourceData(tx, data.map((d) => ({ ...d, sourceTypeId: row.id, createdBy: author, createdDate: at, lastModifiedBy: author, lastModifiedDate: at })));
+        const row = await insertSourceType(tx, { ...columns, createdBy: author.name, createdDate: at, lastModifiedBy: author.name, lastModifiedDate: at });
+        await insertSourceData(tx, data.map((d) => ({ ...d, sourceTypeId: row.id, createdBy: author.name, createdDate: at, lastModifiedBy: author.name, lastModifiedDate: at })));
         const dto = await dtoOf(tx, row.id);
         await revision(tx, author, dto, 'ADD');
         return dto;
@@ -157,7 +157,7 @@ export function createSourceTypeService(deps: { db: Database; now: () => number 
           throw new NotFound('SourceType not found with id', ENTITY, 'error.sourceTypeNotFound', { id: String(input.id) });
         }
         if (await sourceTypeKeyTaken(tx, columns, input.id)) throw exists(columns);
-        await updateSourceType(tx, input.id, { ...columns, lastModifiedBy: author, lastModifiedDate: at });
+        await updateSourceType(tx, input.id, { ...columns, lastModifiedBy: author.name, lastModifiedDate: at });
         if (data) {
           const current = await sourceDataOfType(tx, input.id);
           const currentIds = new Set(current.map((d) => d.id));
@@ -167,10 +167,10 @@ export function createSourceTypeService(deps: { db: Database; now: () => number 
           const kept = new Set(data.flatMap((d) => (d.id === null ? [] : [d.id])));
           await deleteSourceData(tx, current.filter((d) => !kept.has(d.id)).map((d) => d.id));
           for (const d of data) {
-            if (d.id !== null) await updateSourceData(tx, d.id, { ...d.columns, lastModifiedBy: author, lastModifiedDate: at });
+            if (d.id !== null) await updateSourceData(tx, d.id, { ...d.columns, lastModifiedBy: author.name, lastModifiedDate: at });
           }
           await insertSourceData(tx, data.filter((d) => d.id === null)
-            .map((d) => ({ ...d.columns, sourceTypeId: input.id, createdBy: author, createdDate: at, lastModifiedBy: author, lastModifiedDate: at })));
+            .map((d) => ({ ...d.columns, sourceTypeId: input.id, createdBy: author.name, createdDate: at, lastModifiedBy: author.name, lastModifiedDate: at })));
         }
         const dto = await dtoOf(tx, input.id);
         await revision(tx, author, dto, 'MOD');

@@ -84,7 +84,7 @@ export const publicAccountPages: FastifyPluginAsyncTypebox<PublicAccountPagesOpt
     const { key, newPassword, confirmPassword } = request.body;
     if (newPassword !== confirmPassword) return finishPage(request, reply, key, ui.t('account.mismatch'), 400);
     try {
-      await account.finishPasswordReset({ key, newPassword });
+      await account.finishPasswordReset({ key, newPassword }, request.ip);
     } catch (err) {
       if (err instanceof BadRequest && err.errorCode === 'error.invalidResetKey') return finishPage(request, reply, key, ui.t('account.badKey'), 400);
       const refusal = formRefusal(err);
