@@ -89,6 +89,11 @@ export interface TableSpec {
    * `excluded` the incoming one) set instead of the incoming value when an existing row is written over.
    */
   onUpdate?: Record<string, string>;
+  /**
+   * The target's id is its own (no client holds it, the source has no single-column id): a new
+   * row takes the next values of the id sequence, the bookkeeping keeps which.
+   */
+  generatedId?: boolean;
   /** Whether `id` is a bigserial whose sequence must pass the imported ids. */
   sequence?: boolean;
   /**
@@ -183,7 +188,12 @@ async function writeBatch(spec: TableSpec, tx: Tx, batch: Incoming[], opts: Engi
     else writes.push({ ...item, targetKey: k.targetKey, kind: 'updated' });
   }
 
-  if (fresh.length > 0) {
+  if (fresh.length > 0 && spec.generatedId) {
+    const made = await tx.unsafe<Array<{ id: string }>>(
+      `select nextval(pg_get_serial_sequence($1, 'id'))::text as id from generate_series(1, $2::int)`, [spec.target, fresh.length],
+    );
+    fresh.forEach((item, i) => writes.push({ ...item, targetKey: made[i]!.id, kind: 'imported' }));
+  } else if (fresh.length > 0) {
     const keyCol = spec.conflict[0]!;
     const matches = await findMatches(spec, tx, fresh);
     for (const item of fresh) {
