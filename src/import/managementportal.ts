@@ -103,8 +103,8 @@ const REVISION_CHANGES: Array<[string, string]> = [
  * delete, up to the one before, the state the subject was deleted in). The reference has no index on
  * these tables' owner columns: each is joined as a whole, never looked up per revision.
  */
-const atRevision = (aud: string, on: string, key: string) => `select distinct on (a2.id, a2.rev, ${key}) a2.id as sid, a2.rev as srev, c.*
-    from subject_aud a2 join ${aud} c on ${on} and (c.rev < a2.rev or (c.rev = a2.rev and coalesce(a2.revtype, 0) <> 2))
+const atRevision = (aud: string, on: string, key: string, via = '') => `select distinct on (a2.id, a2.rev, ${key}) a2.id as sid, a2.rev as srev, c.*
+    from subject_aud a2 ${via} join ${aud} c on ${on} and (c.rev < a2.rev or (c.rev = a2.rev and coalesce(a2.revtype, 0) <> 2))
     order by a2.id, a2.rev, ${key}, c.rev desc`;
 const instantText = (col: string) => `to_char(${col}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -147,7 +147,9 @@ const SUBJECT_REVISIONS_SELECT = `select a.id::text || ':' || a.rev::text as _ke
         'sourceId', sa.source_id::text, 'sourceName', sa.source_name, 'assigned', coalesce(sa.assigned, false),
         'attributes', (select coalesce(jsonb_object_agg(sm.attribute_key, sm.attribute_value), '{}'::jsonb) from source_metadata sm
           where sm.id = sa.id and sm.attribute_key is not null)) order by sa.id) as sources
-      from (${atRevision('radar_source_aud', 'c.id in (select e.id from radar_source_aud e where e.subject_id = a2.id)', 'c.id')}) sa
+      from (${atRevision('radar_source_aud', 'c.id = ever.id', 'c.id',
+        // The sources the subject ever had.
+        'join (select distinct e.id, e.subject_id from radar_source_aud e where e.subject_id is not null) ever on ever.subject_id = a2.id')}) sa
       left join source_type st on st.id = sa.source_type_id
       where coalesce(sa.revtype, 0) <> 2 and sa.subject_id = sa.sid group by sa.sid, sa.srev) src on src.sid = a.id and src.srev = a.rev
   left join lateral (select x.project_name, x.description, x.location, x.project_status from project_aud x
