@@ -14,7 +14,7 @@ import type { Sql } from 'postgres';
 import type { DatabaseConfig } from '../config.js';
 import { openDatabase, redactUrl } from '../platform/database.js';
 import { IdMap, importTable, type TableReport, type TableSpec, type Tx } from './engine.js';
-import { appserverTables } from './radar-appserver.js';
+import { appserverTables, hasQuartzTables } from './radar-appserver.js';
 import { MANAGEMENTPORTAL_TABLES } from './managementportal.js';
 
 export interface ImportOptions {
@@ -122,7 +122,8 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
       }
       if (opts.appserver) {
         await loadIdMap(target, 'appserver', appserverSpecs, ids);
-        await importSource('appserver', opts.appserver, appserverSpecs, run, tables, settings);
+        // Which messages are on the reference's schedule: its Quartz tables say, when it has them.
+        await importSource('appserver', opts.appserver, async (tx) => appserverTables(opts.history ?? null, await hasQuartzTables(tx)), run, tables, settings);
       }
     };
     if (dryRun) {
@@ -160,7 +161,7 @@ async function loadIdMap(target: Sql, source: string, specs: TableSpec[], ids: I
 }
 
 async function importSource(
-  name: string, url: string, specs: TableSpec[], run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>,
+  name: string, url: string, specsOf: TableSpec[] | ((source: Tx) => Promise<TableSpec[]>), run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>,
   tables: ImportReport['tables'], opts: { dryRun: boolean; overwrite: boolean; batchSize: number; ids: IdMap; progress?: ImportOptions['progress'] },
 ): Promise<void> {
   const { default: postgres } = await import('postgres');
@@ -168,6 +169,7 @@ async function importSource(
   try {
     // One snapshot of the whole source: its tables agree with each other, and nothing is written there.
     await source.begin('isolation level repeatable read read only', async (tx) => {
+      const specs = typeof specsOf === 'function' ? await specsOf(tx as unknown as Tx) : specsOf;
       for (const spec of specs) {
         const report = await importTable(spec, tx as unknown as Tx, run, {
           source: name, dryRun: opts.dryRun, overwrite: opts.overwrite, batchSize: opts.batchSize, ids: opts.ids,
