@@ -1,11 +1,12 @@
 /**
- * What moves from a ManagementPortal v2.1.x database (managementportal.md §7), table by table, in
+ * What moves from a ManagementPortal v2.1.x or v3.0.0 database (managementportal.md §7; v3.0.0 adds
+ * only `radar_user.identity`, see `managementPortalSource`), table by table, in
  * the order their references need. Each spec's `select` reads the reference's tables (its map
  * tables `*_metadata` folded into one `attributes` object per row), `map` shapes the row for this
  * service's table (issue 32 item 2). The reference's `timestamp without time zone` columns hold
  * UTC (the reference's containers run in UTC) and are read as such.
  */
-import type { IdMap, Row, TableSpec } from './engine.js';
+import type { IdMap, Row, TableSpec, Tx } from './engine.js';
 
 const utc = (col: string, as = col) => `(${col} at time zone 'UTC') as ${as}`;
 
@@ -348,3 +349,32 @@ export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
     }),
   },
 ];
+
+/** The source's ManagementPortal schema, and what the report should say about it. */
+export interface ManagementPortalSource {
+  /**
+   * `3.0.0` when the schema has v3's one addition (20231114150000_add_user_identity.xml:
+   * `radar_user.identity`, the user's identity at an external identity server), else `2.1.x`.
+   */
+  version: '2.1.x' | '3.0.0';
+  notes: string[];
+}
+
+/**
+ * Which ManagementPortal the source is (by its columns: Liquibase's `databasechangelog` may have
+ * been left behind by a dump). v3.0.0 reads as v2.1.x: its identity column has no counterpart
+ * here (this service is its own identity server, as v3 in its internal mode).
+ */
+export async function managementPortalSource(tx: Tx): Promise<ManagementPortalSource> {
+  const [row] = await tx.unsafe<Array<{ identity: boolean }>>(
+    `select exists (select 1 from information_schema.columns
+      where table_schema = current_schema() and table_name = 'radar_user' and column_name = 'identity') as identity`,
+  );
+  if (!row?.identity) return { version: '2.1.x', notes: [] };
+  const [linked] = await tx.unsafe<Array<{ n: number }>>('select count(*)::int as n from radar_user where identity is not null');
+  const notes = linked && linked.n > 0
+    ? [`${linked.n} users are linked to an identity of an external identity server (radar_user.identity): that identity and the credentials it holds do not move; `
+      + 'they sign in here with the password hash ManagementPortal holds, or need a password reset']
+    : [];
+  return { version: '3.0.0', notes };
+}

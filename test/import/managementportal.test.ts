@@ -24,6 +24,8 @@ import { onPostgres } from '../helpers/build-test-app.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = readFileSync(new URL('../fixtures/import/managementportal-2.1.13.sql', import.meta.url), 'utf8');
+/** What v3.0.0 adds to v2.1.13's schema. */
+const FIXTURE_V3 = readFileSync(new URL('../fixtures/import/managementportal-3.0.0.sql', import.meta.url), 'utf8');
 const BULK = 150;
 
 /** A bcrypt hash as the reference's Spring `BCryptPasswordEncoder` writes it (`$2a$`). */
@@ -207,7 +209,7 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
   it('imports every table, keeping ids, hashes and attributes, and merging the built-in rows', async () => {
     const report = await importInto(target.url, source.url);
     expect(skips(report)).toEqual({});
-    expect(report.ok).toBe(true);
+    expect(report).toMatchObject({ ok: true, versions: { managementportal: '2.1.x' }, notes: [] });
     const counts = Object.fromEntries(Object.entries(report.tables).map(([t, r]) => [t, [r.read, r.imported, r.skipped.length]]));
     expect(counts).toEqual({
       'managementportal.radar_authority': [8, 8, 0],
@@ -390,6 +392,31 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     expect(failed.ok).toBe(false);
     expect(failed.tables['managementportal.subject']!.mismatches).toEqual([{ key: '1030', reason: 'differs in person_name' }]);
     await target.sql`update management.subjects set person_name = 'Zoë 🙂' where id = 1030`;
+  });
+
+  it('ManagementPortal v3.0.0 (its user identity column): the same import, passwords sign in, a linked identity is noted', async () => {
+    const v3 = await database('empty');
+    const into = await database('migrated');
+    opened.push(v3.sql, into.sql);
+    await fillSource(v3.sql);
+    await v3.sql.unsafe(FIXTURE_V3);
+    await v3.sql`update radar_user set identity = '3f1a6f0e-2b8c-4d7e-9a51-0c2d4e6f8a10' where login = 'sub-x'`;
+    await v3.sql`update radar_user_aud set identity = '3f1a6f0e-2b8c-4d7e-9a51-0c2d4e6f8a10' where id = 1021`;
+    const report = await importInto(into.url, v3.url);
+    expect(skips(report)).toEqual({});
+    expect(report).toMatchObject({
+      ok: true, versions: { managementportal: '3.0.0' },
+      notes: [expect.stringContaining('1 users are linked to an identity of an external identity server (radar_user.identity)')],
+    });
+    expect(report.tables['managementportal.radar_user']).toMatchObject({ read: 5 + BULK, imported: 5 + BULK });
+    expect(report.tables['managementportal.subject_aud']).toMatchObject({ read: 4, imported: 4 });
+    const verified = await verifyImport({ target: { kind: 'postgres', url: into.url, poolSize: 1 }, managementportal: v3.url });
+    expect(Object.fromEntries(Object.entries(verified.tables).filter(([, t]) => t.mismatches.length > 0))).toEqual({});
+    await withApp(into.url, async (app) => {
+      const mp = managementClient(app);
+      expect(await mp.token({ grant_type: 'password', username: 'alice', password: 'alice-pw' }, basic('legacy-client', 'legacy-secret')))
+        .toMatchObject({ status: 200, token_type: 'bearer' });
+    });
   });
 
   it('refuses a target that is not a new installation', async () => {
