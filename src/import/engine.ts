@@ -94,6 +94,11 @@ export interface TableSpec {
    * row takes the next values of the id sequence, the bookkeeping keeps which.
    */
   generatedId?: boolean;
+  /**
+   * Runs once before the stream, in its own batch: makes room in the target (`source` still in
+   * its snapshot). Must be idempotent.
+   */
+  prepare?(source: Tx, target: Tx, opts: EngineOptions): Promise<void>;
   /** Whether `id` is a bigserial whose sequence must pass the imported ids. */
   sequence?: boolean;
   /**
@@ -141,6 +146,7 @@ export async function importTable(
   const report: TableReport = { read: 0, imported: 0, updated: 0, unchanged: 0, deleted: 0, skipped: [], seconds: 0 };
   const tick = () => opts.progress?.(spec.name, report.read, (performance.now() - started) / 1000);
 
+  if (spec.prepare) await run((tx) => spec.prepare!(source, tx, opts));
   let batch: Incoming[] = [];
   const flush = async () => {
     if (batch.length === 0) return;

@@ -6,7 +6,7 @@
  * service's table (issue 32 item 2). The reference's `timestamp without time zone` columns hold
  * UTC (the reference's containers run in UTC) and are read as such.
  */
-import type { IdMap, Row, TableSpec, Tx } from './engine.js';
+import type { EngineOptions, IdMap, Row, TableSpec, Tx } from './engine.js';
 
 const utc = (col: string, as = col) => `(${col} at time zone 'UTC') as ${as}`;
 
@@ -157,6 +157,34 @@ const SUBJECT_REVISIONS_SELECT = `select a.id::text || ':' || a.rev::text as _ke
     where x.id = rl.project_id and x.rev <= a.rev and x.project_name is not null order by x.rev desc limit 1) pa on true
   left join project p on p.id = rl.project_id
   order by a.id, a.rev`;
+
+/**
+ * A subject's history is ordered by revision id, so the imported revisions keep theirs: a revision
+ * of this installation's own (the catalogue import's, written at its first start) that holds the
+ * id of one to import moves to a new id past all of them, with its changes.
+ */
+async function makeRoomForRevisions(source: Tx, target: Tx, opts: EngineOptions): Promise<void> {
+  const [range] = await source.unsafe<Array<{ lo: string | null; hi: string | null }>>(
+    'select min(r.id)::text as lo, max(r.id)::text as hi from _revisions_info r where r.id in (select a.rev from subject_aud a)',
+  );
+  if (!range?.hi) return;
+  const own = await target.unsafe<Array<{ id: string }>>(
+    `select r.id::text as id from management.revisions r where r.id between $1::bigint and $2::bigint
+       and not exists (select 1 from import.imported_rows b where b.source = $3 and b.source_table = '_revisions_info' and b.target_key = r.id::text)
+     order by r.id`,
+    [range.lo, range.hi, opts.source],
+  );
+  if (own.length === 0) return;
+  await target.unsafe(`select setval(pg_get_serial_sequence('management.revisions', 'id'), greatest($1::bigint,
+    (select coalesce(max(id), 1) from management.revisions)))`, [range.hi]);
+  for (const { id } of own) {
+    const [moved] = await target.unsafe<Array<{ id: string }>>(
+      `insert into management.revisions ("timestamp", author) select "timestamp", author from management.revisions where id = $1::bigint returning id::text`, [id],
+    );
+    await target.unsafe('update management.revision_changes set revision_id = $2::bigint where revision_id = $1::bigint', [id, moved!.id]);
+    await target.unsafe('delete from management.revisions where id = $1::bigint', [id]);
+  }
+}
 
 const byId = (table: string) => `select id::text as _key from ${table} where id = any($1::text[]::bigint[])`;
 const map = (ids: IdMap, table: string, value: unknown) => ids.get(`management.${table}`, value);
@@ -327,14 +355,13 @@ export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
     map: (row) => ({ ...pick(row, AUDIT_EVENTS), event_date: row.event_date ?? new Date(0), event_type: row.event_type ?? '' }),
   },
   {
-    // The Envers revisions that changed a subject (who, when), ids kept: a revision id this
-    // installation's own revisions already use gets the next free one (only the catalogue import
-    // writes revisions before an import).
+    // The Envers revisions that changed a subject (who, when), ids kept (makeRoomForRevisions).
     name: '_revisions_info', target: 'management.revisions', columns: REVISIONS, conflict: ['id'], sequence: true, adoptByNaturalKey: true,
     select: `select r.id::text as _key, r.id, coalesce(r."timestamp", 'epoch') at time zone 'UTC' as "timestamp", coalesce(r.auditor, 'system') as author
       from _revisions_info r where r.id in (select a.rev from subject_aud a) order by r.id`,
     present: `select r.id::text as _key from _revisions_info r where r.id = any($1::text[]::int[]) and r.id in (select a.rev from subject_aud a)`,
     presentPage: 50_000,
+    prepare: makeRoomForRevisions,
     map: (row) => pick(row, REVISIONS),
   },
   {

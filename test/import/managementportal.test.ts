@@ -419,6 +419,26 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     });
   });
 
+  it('subject revisions keep their ids and order when the target has revisions of its own with those ids (a catalogue import at its first start)', async () => {
+    const into = await database('migrated');
+    opened.push(into.sql);
+    await into.sql`insert into management.revisions (id, "timestamp", author) values (102, '2026-01-01T00:00:00Z', 'system')`;
+    await into.sql`insert into management.revision_changes (revision_id, entity_type, entity_id, entity_key, revision_type, entity)
+      values (102, 'sourceType', 7, 'RADAR_E4_v1', 'ADD', '{"id": 7}')`;
+    const report = await importInto(into.url, source.url);
+    expect(skips(report)).toEqual({});
+    expect(await into.sql`select r.id::int, r.author, c.entity_type, c.entity_id::int from management.revisions r
+      join management.revision_changes c on c.revision_id = r.id order by r.id, c.entity_id`).toEqual([
+      { id: 102, author: 'alice', entity_type: 'subject', entity_id: 1030 }, { id: 102, author: 'alice', entity_type: 'subject', entity_id: 1099 },
+      { id: 152, author: 'admin', entity_type: 'subject', entity_id: 1030 }, { id: 202, author: 'system', entity_type: 'subject', entity_id: 1099 },
+      { id: 203, author: 'system', entity_type: 'sourceType', entity_id: 7 },
+    ]);
+    const again = await importInto(into.url, source.url);
+    expect(again.tables['managementportal._revisions_info']).toMatchObject({ imported: 0, updated: 0, deleted: 0, unchanged: 3 });
+    const [next] = await into.sql`select nextval(pg_get_serial_sequence('management.revisions', 'id'))::int as id`;
+    expect(next!.id).toBe(204);
+  });
+
   it('refuses a target that is not a new installation', async () => {
     const used = await database('migrated');
     opened.push(used.sql);
