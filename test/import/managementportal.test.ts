@@ -18,6 +18,7 @@ import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
 import { runImport, TargetNotNew, type ImportOptions, type ImportReport } from '../../src/import/run.js';
 import { verifyImport } from '../../src/import/verify.js';
+import { historyOf } from '../../src/management/ui/projects/subject-page.js';
 import { until } from '../helpers/eventually.js';
 import { basic, managementClient } from '../helpers/management-api.js';
 import { onPostgres } from '../helpers/build-test-app.js';
@@ -338,6 +339,18 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
         } },
       ]);
       expect(res.body).toHaveLength(2);
+      // What the subject page's history shows (newest first): who, when, and old → new per field.
+      expect(historyOf([...res.body].reverse(), false)).toEqual([
+        { id: 152, timestamp: '2022-04-04T10:00:00.000Z', author: 'admin', revisionType: 'MOD', changes: [
+          { field: 'externalId', old: 'EXT-0', new: 'EXT-1' }, { field: 'externalLink', old: '', new: 'https://example.org/p/1' },
+          { field: 'personName', old: 'Zoe', new: 'Zoë 🙂' }, { field: 'dateOfBirth', old: '', new: '1990-12-31' },
+          { field: 'group', old: '', new: 'Gruppe Ä' }, { field: 'sources', old: '', new: 'aRMT-α' },
+          { field: 'attributes.ключ', old: '', new: 'значение' },
+        ] },
+        { id: 102, timestamp: '2022-03-03T09:00:00.000Z', author: 'alice', revisionType: 'ADD', changes: expect.arrayContaining([
+          { field: 'login', old: '', new: 'sub-x' }, { field: 'project', old: '', new: 'study-a' }, { field: 'status', old: '', new: 'ACTIVATED' },
+        ]) },
+      ]);
       const at = await mp.call('GET', '/api/subjects/sub-x/revisions/102', { bearer: adminToken });
       expect([at.status, at.body.externalId, at.body.personName]).toEqual([200, 'EXT-0', 'Zoe']);
       // A subject deleted before the switch: its history is still read by login.
