@@ -178,7 +178,7 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     expect(await target.sql`select count(*)::int as n from import.runs`).toEqual([{ n: 0 }]);
   });
 
-  it('imports users with their tokens, zones and attributes, tasks, and the unsent messages as SCHEDULED with their ids', async () => {
+  it('imports users with their tokens, zones and attributes, tasks, and the unsent messages with their ids: SCHEDULED, or ADDED when never scheduled', async () => {
     const report = await importInto(target.url, source.url);
     expect(skips(report)).toEqual({});
     const counts = Object.fromEntries(Object.entries(report.tables).map(([t, r]) => [t, [r.read, r.imported]]));
