@@ -128,6 +128,8 @@ for (const [table, t] of Object.entries(report.tables)) {
   process.stdout.write(`${table}: read ${t.read}, imported ${t.imported}, updated ${t.updated}, unchanged ${t.unchanged}, deleted ${t.deleted}, skipped ${t.skipped.length} (${t.rowsPerSecond} rows/s)\n`);
   for (const s of t.skipped) process.stdout.write(`  skipped ${s.key}: ${s.reason}\n`);
 }
+for (const [source, version] of Object.entries(report.versions)) process.stdout.write(`${source}: schema ${version}\n`);
+for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
 const changed = Object.values(report.tables).some((t) => t.imported + t.updated + t.deleted > 0);
 process.stdout.write(`${report.dryRun ? 'dry run, nothing written: ' : ''}${changed ? 'done' : 'nothing changed'}; ${report.skippedForError} rows skipped for an error\n`);
 process.exit(report.ok ? 0 : 1);

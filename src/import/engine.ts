@@ -89,6 +89,16 @@ export interface TableSpec {
    * `excluded` the incoming one) set instead of the incoming value when an existing row is written over.
    */
   onUpdate?: Record<string, string>;
+  /**
+   * The target's id is its own (no client holds it, the source has no single-column id): a new
+   * row takes the next values of the id sequence, the bookkeeping keeps which.
+   */
+  generatedId?: boolean;
+  /**
+   * Runs once before the stream, in its own batch: makes room in the target (`source` still in
+   * its snapshot). Must be idempotent.
+   */
+  prepare?(source: Tx, target: Tx, opts: EngineOptions): Promise<void>;
   /** Whether `id` is a bigserial whose sequence must pass the imported ids. */
   sequence?: boolean;
   /**
@@ -136,6 +146,7 @@ export async function importTable(
   const report: TableReport = { read: 0, imported: 0, updated: 0, unchanged: 0, deleted: 0, skipped: [], seconds: 0 };
   const tick = () => opts.progress?.(spec.name, report.read, (performance.now() - started) / 1000);
 
+  if (spec.prepare) await run((tx) => spec.prepare!(source, tx, opts));
   let batch: Incoming[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
@@ -183,7 +194,12 @@ async function writeBatch(spec: TableSpec, tx: Tx, batch: Incoming[], opts: Engi
     else writes.push({ ...item, targetKey: k.targetKey, kind: 'updated' });
   }
 
-  if (fresh.length > 0) {
+  if (fresh.length > 0 && spec.generatedId) {
+    const made = await tx.unsafe<Array<{ id: string }>>(
+      `select nextval(pg_get_serial_sequence($1, 'id'))::text as id from generate_series(1, $2::int)`, [spec.target, fresh.length],
+    );
+    fresh.forEach((item, i) => writes.push({ ...item, targetKey: made[i]!.id, kind: 'imported' }));
+  } else if (fresh.length > 0) {
     const keyCol = spec.conflict[0]!;
     const matches = await findMatches(spec, tx, fresh);
     for (const item of fresh) {

@@ -7,18 +7,23 @@
  * one `messages` table (the reference's ids come from its one `hibernate_sequence`, so
  * notification and data-message ids never collide and are kept).
  *
- * Which messages: every one not yet sent, as SCHEDULED, so this service's scheduler sends it once
- * after the switch (a message due before the switch goes out at the scheduler's first tick, or
- * expires by its TTL as any other). A message counts as sent when it has a state event
- * `EXECUTED` or later (the `delivered` column is always false in v2.4.x); sent ones come, as
- * EXECUTED (ERRORED when that is all they have), with their events, only when scheduled within
- * `--history <ISO-8601 period>` (default: none). The Quartz tables do not move: the scheduler is
- * this service's own.
+ * Which messages: every one not yet sent. One on the reference's schedule (its Quartz job still
+ * has its trigger) comes as SCHEDULED, so this service's scheduler sends it once after the switch
+ * (a message due before the switch goes out at the scheduler's first tick, or expires by its TTL
+ * as any other); one never scheduled (no Quartz job: posted with `?schedule=false`) comes as
+ * ADDED, as such a message is here, until a `…/schedule` call. A message counts as sent when it
+ * has a state event `EXECUTED` or later (the `delivered` column is always false in v2.4.x), or
+ * when its Quartz job is left without a trigger (it fired; v2.4.x rarely records the EXECUTED
+ * event); sent ones come, as EXECUTED (ERRORED when that is all they have), with their events,
+ * only when scheduled within `--history <ISO-8601 period>` (default: none). A source without the
+ * Quartz tables (an in-memory job store) cannot tell these apart: every message without a sent
+ * event comes as SCHEDULED. The Quartz tables themselves do not move: the scheduler is this
+ * service's own.
  *
  * The reference's `timestamp` columns hold UTC (`hibernate.jdbc.time_zone=UTC`) and are read as such.
  */
 import { createHash } from 'node:crypto';
-import type { IdMap, Row, TableSpec } from './engine.js';
+import type { IdMap, Row, TableSpec, Tx } from './engine.js';
 
 const utc = (col: string, as: string) => `(${col} at time zone 'UTC') as ${as}`;
 const pick = (row: Row, columns: Array<[string, string]>) => Object.fromEntries(columns.map(([c]) => [c, row[c] ?? null]));
@@ -44,12 +49,37 @@ export const ISO_PERIOD = /^P(?=\d|T\d)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H
  * any of its sent-state events is not ERRORED, ERRORED when all are. `only` limits the scan to
  * the ids of that SQL array.
  */
-const sentJoin = (events: string, fk: string, only?: string) => `left join (select se.${fk} as message_id,
+const sentJoin = (events: string, fk: string, quartz: boolean, only?: string) => `left join (select se.${fk} as message_id,
     case when bool_or(se.state <> 'ERRORED') then 'EXECUTED' else 'ERRORED' end as sent_state
-    from ${events} se where se.state in ${sentList}${only ? ` and se.${fk} = any(${only})` : ''} group by se.${fk}) s on s.message_id = m.id`;
-/** Whether a message (alias `m`, joined to `s`) is imported: not sent, or scheduled within the history period. */
+    from ${events} se where se.state in ${sentList}${only ? ` and se.${fk} = any(${only})` : ''} group by se.${fk}) s on s.message_id = m.id
+  ${quartzJoin(quartz)}`;
+
+/**
+ * `q`: the message's Quartz job (appserver.md §5.1), when the source has the Quartz tables. The
+ * reference keeps a job per scheduled message (`message-jobdetail-{subjectId}-{messageId}`,
+ * durable) with one trigger that Quartz deletes once it has fired: a job with its trigger is still
+ * to be sent (`q.fired` false), a job without one was sent (or failed) — v2.4.x rarely records
+ * its EXECUTED event, so this is the only trace of most sends — and no job at all means the
+ * message was never scheduled (posted with `?schedule=false`, waiting for a `…/schedule` call).
+ */
+const quartzJoin = (quartz: boolean) => (quartz
+  ? `left join (select substring(j.job_name from '-([0-9]+)$')::bigint as message_id, bool_and(t.trigger_name is null) as fired
+      from qrtz_job_details j left join qrtz_triggers t on t.sched_name = j.sched_name and t.job_name = j.job_name and t.job_group = j.job_group
+      where j.job_name ~ '^message-jobdetail-.*-[0-9]+$' group by 1) q on q.message_id = m.id`
+  : 'left join (select null::bigint as message_id, false as fired) q on false');
+/** Whether a message (aliases `m`, `s`, `q`) was sent. */
+const SENT = '(s.message_id is not null or coalesce(q.fired, false))';
+/** Whether a message (alias `m`, joined to `s` and `q`) is imported: not sent, or scheduled within the history period. */
 const messageFilter = (history: string | null) =>
-  (history ? `(s.message_id is null or m.scheduled_time >= (now() at time zone 'UTC') - interval '${history}')` : 's.message_id is null');
+  (history ? `(not ${SENT} or m.scheduled_time >= (now() at time zone 'UTC') - interval '${history}')` : `not ${SENT}`);
+
+/** Whether the source has the Quartz tables (a reference run with the JDBC job store, as in production). */
+export async function hasQuartzTables(tx: Tx): Promise<boolean> {
+  const [row] = await tx.unsafe<Array<{ found: boolean }>>(
+    `select to_regclass('qrtz_job_details') is not null and to_regclass('qrtz_triggers') is not null as found`,
+  );
+  return row?.found === true;
+}
 /** A `present` page's keys are many (the grouped scan above runs once a page). */
 const PRESENT_PAGE = 50_000;
 
@@ -101,16 +131,21 @@ const NOTIFICATION_ONLY = ['title', 'body', 'type', 'sound', 'badge', 'subtitle'
   'title_loc_key', 'title_loc_args', 'android_channel_id', 'tag', 'click_action', 'email_title', 'email_body'];
 
 /** The keys of `table`'s messages (of the page `$1`) the source still has and the import takes. */
-const presentMessages = (table: string, events: string, fk: string, history: string | null) =>
-  `select m.id::text as _key from ${table} m ${sentJoin(events, fk, '$1::text[]::bigint[]')}
+const presentMessages = (table: string, events: string, fk: string, history: string | null, quartz: boolean) =>
+  `select m.id::text as _key from ${table} m ${sentJoin(events, fk, quartz, '$1::text[]::bigint[]')}
     where m.id = any($1::text[]::bigint[]) and ${messageFilter(history)}`;
 
-/** The columns both message tables share, read from alias `m` (and `s`, sentJoin). */
-const messageColumns = () => `m.id::text as _key, m.id, m.user_id,
+/**
+ * The columns both message tables share, read from alias `m` (and `s`, `q`, sentJoin). The state:
+ * EXECUTED or ERRORED when sent, SCHEDULED when due to be sent, ADDED when never scheduled (no
+ * Quartz job: this service's state of a message posted with `?schedule=false`, which its
+ * `…/schedule` endpoints put on the schedule as the reference's did).
+ */
+const messageColumns = (quartz: boolean) => `m.id::text as _key, m.id, m.user_id,
   (select t.id from tasks t where t.id = m.task_id) as task_id, coalesce(m.source_id, '') as source_id, ${utc('m.scheduled_time', 'scheduled_time')},
   coalesce(m.ttl_seconds, 0) as ttl_seconds, coalesce(m.fcm_message_id, m.id::text) as fcm_message_id, m.fcm_topic, m.fcm_condition, m.delivered,
   coalesce(m.app_package, '') as app_package, coalesce(m.source_type, '') as source_type, upper(m.priority) as priority,
-  coalesce(m.mutable_content, false) as mutable_content, coalesce(s.sent_state, 'SCHEDULED') as state,
+  coalesce(m.mutable_content, false) as mutable_content, coalesce(s.sent_state, case when q.fired then 'EXECUTED' when ${quartz} and q.message_id is null then 'ADDED' else 'SCHEDULED' end) as state,
   ${utc('m.created_at', 'created_at')}, ${utc('m.updated_at', 'updated_at')}`;
 
 /**
@@ -130,13 +165,13 @@ const mapMessage = (kind: 'notification' | 'data') => (row: Row, ids: IdMap): Ro
   return out;
 };
 
-const eventSpec = (name: string, parent: string, fk: string, history: string | null): TableSpec => ({
+const eventSpec = (name: string, parent: string, fk: string, history: string | null, quartz: boolean): TableSpec => ({
   name, target: 'appserver.message_state_events', columns: MESSAGE_EVENTS, conflict: ['id'], sequence: true,
   select: `select e.id::text as _key, e.id, e.${fk} as message_id, e.state, ${utc('e.time', 'time')}, e.associated_info,
       (e.state in ${EXTERNAL_STATES} or (e.state = 'ERRORED' and coalesce(e.associated_info, '') not like '%Could not transmit a message%')) as external
-    from ${name} e join ${parent} m on m.id = e.${fk} ${sentJoin(name, fk)}
+    from ${name} e join ${parent} m on m.id = e.${fk} ${sentJoin(name, fk, quartz)}
     where ${messageFilter(history)} order by e.id`,
-  present: `select e.id::text as _key from ${name} e join ${parent} m on m.id = e.${fk} ${sentJoin(name, fk)}
+  present: `select e.id::text as _key from ${name} e join ${parent} m on m.id = e.${fk} ${sentJoin(name, fk, quartz)}
     where e.id = any($1::text[]::bigint[]) and ${messageFilter(history)}`,
   presentPage: PRESENT_PAGE,
   map: (row, ids) => ({ ...pick(row, MESSAGE_EVENTS), message_id: map(ids, 'messages', row.message_id) }),
@@ -146,7 +181,7 @@ const eventSpec = (name: string, parent: string, fk: string, history: string | n
  * The Appserver tables, in import order. `history` is the `--history` period (validated with
  * `ISO_PERIOD`; it is written into the SQL), or null for none.
  */
-export function appserverTables(history: string | null): TableSpec[] {
+export function appserverTables(history: string | null, quartz = false): TableSpec[] {
   if (history !== null && !ISO_PERIOD.test(history)) throw new Error(`--history: an ISO-8601 period such as P30D, got ${history}`);
   return [
     {
@@ -193,30 +228,30 @@ export function appserverTables(history: string | null): TableSpec[] {
     },
     {
       name: 'notifications', target: 'appserver.messages', columns: MESSAGES, conflict: ['id'], sequence: true, onUpdate: KEEP_SENT,
-      select: `select ${messageColumns()}, dd.data, m.title, m.body, m.type, m.sound, m.badge, m.subtitle, m.icon, m.color, m.body_loc_key, m.body_loc_args, m.title_loc_key,
+      select: `select ${messageColumns(quartz)}, dd.data, m.title, m.body, m.type, m.sound, m.badge, m.subtitle, m.icon, m.color, m.body_loc_key, m.body_loc_args, m.title_loc_key,
           m.title_loc_args, m.android_channel_id, m.tag, m.click_action, coalesce(m.email_enabled, false) as email_enabled, m.email_title, m.email_body
-        from notifications m ${sentJoin('notification_state_events', 'notification_id')}
+        from notifications m ${sentJoin('notification_state_events', 'notification_id', quartz)}
         left join (select d.notification_id, jsonb_object_agg(d.additional_key, d.additional_value) as data from notification_additional_data d
           where d.additional_key is not null group by d.notification_id) dd on dd.notification_id = m.id
         where ${messageFilter(history)} order by m.id`,
-      present: presentMessages('notifications', 'notification_state_events', 'notification_id', history),
+      present: presentMessages('notifications', 'notification_state_events', 'notification_id', history, quartz),
       presentPage: PRESENT_PAGE,
       naturalKey: `t.user_id = x.user_id and t.kind = x.kind and t.dedupe_key = x.dedupe_key`,
       map: mapMessage('notification'),
     },
-    eventSpec('notification_state_events', 'notifications', 'notification_id', history),
+    eventSpec('notification_state_events', 'notifications', 'notification_id', history, quartz),
     {
       name: 'data_messages', target: 'appserver.messages', columns: MESSAGES, conflict: ['id'], sequence: true, onUpdate: KEEP_SENT,
-      select: `select ${messageColumns()}, dd.data
-        from data_messages m ${sentJoin('data_message_state_events', 'data_message_id')}
+      select: `select ${messageColumns(quartz)}, dd.data
+        from data_messages m ${sentJoin('data_message_state_events', 'data_message_id', quartz)}
         left join (select d.data_message_id, jsonb_object_agg(d.key, d.value) as data from data_message_map d
           where d.key is not null group by d.data_message_id) dd on dd.data_message_id = m.id
         where ${messageFilter(history)} order by m.id`,
-      present: presentMessages('data_messages', 'data_message_state_events', 'data_message_id', history),
+      present: presentMessages('data_messages', 'data_message_state_events', 'data_message_id', history, quartz),
       presentPage: PRESENT_PAGE,
       naturalKey: `t.user_id = x.user_id and t.kind = x.kind and t.dedupe_key = x.dedupe_key`,
       map: mapMessage('data'),
     },
-    eventSpec('data_message_state_events', 'data_messages', 'data_message_id', history),
+    eventSpec('data_message_state_events', 'data_messages', 'data_message_id', history, quartz),
   ];
 }

@@ -14,8 +14,8 @@ import type { Sql } from 'postgres';
 import type { DatabaseConfig } from '../config.js';
 import { openDatabase, redactUrl } from '../platform/database.js';
 import { IdMap, importTable, type TableReport, type TableSpec, type Tx } from './engine.js';
-import { appserverTables } from './radar-appserver.js';
-import { MANAGEMENTPORTAL_TABLES } from './managementportal.js';
+import { appserverTables, hasQuartzTables } from './radar-appserver.js';
+import { MANAGEMENTPORTAL_TABLES, managementPortalSource } from './managementportal.js';
 
 export interface ImportOptions {
   /** The target: this service's PostgreSQL (the prod settings' `DATABASE_URL`). */
@@ -39,6 +39,10 @@ export interface ImportReport {
   finishedAt: string;
   sources: Record<string, string>;
   tables: Record<string, TableReport & { rowsPerSecond: number }>;
+  /** The schema version of each source read (`managementportal`: `2.1.x` or `3.0.0`). */
+  versions: Record<string, string>;
+  /** What the report says besides the tables: what did not move, and why. */
+  notes: string[];
   /** Rows skipped for an error (conflicts, rows the target refused): the run failed when > 0. */
   skippedForError: number;
   ok: boolean;
@@ -106,6 +110,8 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   if (opts.managementportal) sources.managementportal = redactUrl(opts.managementportal);
   if (opts.appserver) sources.appserver = redactUrl(opts.appserver);
   const tables: ImportReport['tables'] = {};
+  const versions: ImportReport['versions'] = {};
+  const notes: string[] = [];
   try {
     const foreign = await foreignRows(target);
     if (foreign.length > 0) {
@@ -118,11 +124,17 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
     const work = async (run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>) => {
       if (opts.managementportal) {
         await loadIdMap(target, 'managementportal', MANAGEMENTPORTAL_TABLES, ids);
-        await importSource('managementportal', opts.managementportal, MANAGEMENTPORTAL_TABLES, run, tables, settings);
+        await importSource('managementportal', opts.managementportal, async (tx) => {
+          const found = await managementPortalSource(tx);
+          versions.managementportal = found.version;
+          notes.push(...found.notes);
+          return MANAGEMENTPORTAL_TABLES;
+        }, run, tables, settings);
       }
       if (opts.appserver) {
         await loadIdMap(target, 'appserver', appserverSpecs, ids);
-        await importSource('appserver', opts.appserver, appserverSpecs, run, tables, settings);
+        // Which messages are on the reference's schedule: its Quartz tables say, when it has them.
+        await importSource('appserver', opts.appserver, async (tx) => appserverTables(opts.history ?? null, await hasQuartzTables(tx)), run, tables, settings);
       }
     };
     if (dryRun) {
@@ -139,7 +151,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
     const skippedForError = Object.values(tables).reduce((n, t) => n + t.skipped.filter((s) => s.error).length, 0);
     const report: ImportReport = {
       runId, dryRun, overwrite: opts.overwrite ?? false, startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(),
-      sources, tables, skippedForError, ok: skippedForError === 0,
+      sources, versions, tables, notes, skippedForError, ok: skippedForError === 0,
     };
     if (!dryRun) await target`update import.runs set finished_at = now(), report = ${target.json(JSON.parse(JSON.stringify(report)))} where id = ${runId}`;
     return report;
@@ -160,7 +172,7 @@ async function loadIdMap(target: Sql, source: string, specs: TableSpec[], ids: I
 }
 
 async function importSource(
-  name: string, url: string, specs: TableSpec[], run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>,
+  name: string, url: string, specsOf: TableSpec[] | ((source: Tx) => Promise<TableSpec[]>), run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>,
   tables: ImportReport['tables'], opts: { dryRun: boolean; overwrite: boolean; batchSize: number; ids: IdMap; progress?: ImportOptions['progress'] },
 ): Promise<void> {
   const { default: postgres } = await import('postgres');
@@ -168,6 +180,7 @@ async function importSource(
   try {
     // One snapshot of the whole source: its tables agree with each other, and nothing is written there.
     await source.begin('isolation level repeatable read read only', async (tx) => {
+      const specs = typeof specsOf === 'function' ? await specsOf(tx as unknown as Tx) : specsOf;
       for (const spec of specs) {
         const report = await importTable(spec, tx as unknown as Tx, run, {
           source: name, dryRun: opts.dryRun, overwrite: opts.overwrite, batchSize: opts.batchSize, ids: opts.ids,

@@ -7,7 +7,7 @@
 import type { Sql } from 'postgres';
 import type { DatabaseConfig } from '../config.js';
 import { IdMap, type Row, type TableSpec, type Tx } from './engine.js';
-import { appserverTables } from './radar-appserver.js';
+import { appserverTables, hasQuartzTables } from './radar-appserver.js';
 import { MANAGEMENTPORTAL_TABLES } from './managementportal.js';
 
 export interface TableVerification {
@@ -34,19 +34,20 @@ export async function verifyImport(opts: {
   /** The `--history` the import ran with (which sent Appserver messages it took). */
   history?: string;
 }): Promise<VerifyReport> {
-  const sources: Array<[string, string | undefined, TableSpec[]]> = [
-    ['managementportal', opts.managementportal, MANAGEMENTPORTAL_TABLES],
-    ['appserver', opts.appserver, appserverTables(opts.history ?? null)],
+  const sources: Array<[string, string | undefined, (source: Tx) => Promise<TableSpec[]>]> = [
+    ['managementportal', opts.managementportal, () => Promise.resolve(MANAGEMENTPORTAL_TABLES)],
+    ['appserver', opts.appserver, async (source) => appserverTables(opts.history ?? null, await hasQuartzTables(source))],
   ];
   const { default: postgres } = await import('postgres');
   const target = postgres(opts.target.url, { max: 1, username: opts.target.username, password: opts.target.password, onnotice: () => {} });
   const tables: Record<string, TableVerification> = {};
   try {
-    for (const [name, url, specs] of sources) {
+    for (const [name, url, specsOf] of sources) {
       if (!url) continue;
       const source = postgres(url, { max: 1, onnotice: () => {} });
       try {
         await source.begin('isolation level repeatable read read only', async (src) => {
+          const specs = await specsOf(src as unknown as Tx);
           await target.begin('isolation level repeatable read read only', async (tgt) => {
             const ids = new IdMap();
             const rows = await tgt<Array<{ source_table: string; source_key: string; target_key: string }>>`

@@ -100,6 +100,21 @@ async function fillSource(sql: Sql) {
       select 1000 + n, '2021-01-01', '2021-01-01', '2021-01-01', 'bulk-token-' || n, 'bulk-' || n, 'UTC', 100, 'en' from generate_series(1, ${BULK}) n;
     insert into notifications (id, created_at, updated_at, app_package, delivered, scheduled_time, source_id, source_type, title, ttl_seconds, type, validated, user_id)
       select 10000 + n, '2021-01-01', '2021-01-01', 'pkg', false, ${at(30)}, 's', 'aRMT', 'Bulk ' || n, 0, 't', false, 1000 + n from generate_series(1, ${BULK}) n;
+    -- 506 was posted with ?schedule=false: no Quartz job. 507 went out two days ago, its EXECUTED event
+    -- never recorded (v2.4.x records the Quartz listeners' events rarely): its job is left without a trigger.
+    insert into notifications (id, created_at, updated_at, app_package, delivered, scheduled_time, source_id, source_type, title, ttl_seconds, type, validated, user_id) values
+      (506, '2021-02-01 10:00:00', '2021-02-01 10:00:00', 'pkg', false, ${at(7)}, 's', 'aRMT', 'Not scheduled', 0, 't', false, 300),
+      (507, '2021-02-01 10:00:00', '2021-02-01 10:00:00', 'pkg', false, ${at(-2)}, 's', 'aRMT', 'Sent, no event', 0, 't', false, 301);
+    insert into notification_state_events (id, state, time, notification_id) values (516, 'ADDED', '2021-02-01 10:00:00', 506), (517, 'ADDED', '2021-02-01 10:00:00', 507);
+    insert into qrtz_job_details (sched_name, job_name, job_group, description, job_class_name, is_durable, is_nonconcurrent, is_update_data, requests_recovery)
+      select 'AppserverScheduler', 'message-jobdetail-' || u.subject_id || '-' || m.id, 'DEFAULT', 'Send message at scheduled time...',
+        'org.radarbase.appserver.service.scheduler.quartz.MessageJob', true, false, false, false
+      from (select id, user_id from notifications where id <> 506 union all select id, user_id from data_messages) m join users u on u.id = m.user_id;
+    -- The triggers of the messages not sent yet (Quartz deletes a trigger once it has fired).
+    insert into qrtz_triggers (sched_name, trigger_name, trigger_group, job_name, job_group, trigger_state, trigger_type, start_time, next_fire_time, misfire_instr)
+      select j.sched_name, replace(j.job_name, 'jobdetail', 'trigger'), 'DEFAULT', j.job_name, j.job_group, 'WAITING', 'SIMPLE', 0, 0, 1
+      from qrtz_job_details j where substring(j.job_name from '-([0-9]+)$')::bigint in (500, 501, 505, 600)
+        or substring(j.job_name from '-([0-9]+)$')::bigint > 10000;
     select setval('hibernate_sequence', 20000);
   `);
 }
@@ -163,7 +178,7 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     expect(await target.sql`select count(*)::int as n from import.runs`).toEqual([{ n: 0 }]);
   });
 
-  it('imports users with their tokens, zones and attributes, tasks, and the unsent messages as SCHEDULED with their ids', async () => {
+  it('imports users with their tokens, zones and attributes, tasks, and the unsent messages with their ids: SCHEDULED, or ADDED when never scheduled', async () => {
     const report = await importInto(target.url, source.url);
     expect(skips(report)).toEqual({});
     const counts = Object.fromEntries(Object.entries(report.tables).map(([t, r]) => [t, [r.read, r.imported]]));
@@ -172,8 +187,8 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
       'appserver.users': [3 + BULK, 3 + BULK],
       'appserver.tasks': [2, 2],
       'appserver.task_state_events': [1, 1],
-      'appserver.notifications': [3 + BULK, 3 + BULK],
-      'appserver.notification_state_events': [2, 2],
+      'appserver.notifications': [4 + BULK, 4 + BULK],
+      'appserver.notification_state_events': [3, 3],
       'appserver.data_messages': [1, 1],
       'appserver.data_message_state_events': [1, 1],
     });
@@ -206,12 +221,15 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
         data: null, state: 'SCHEDULED', email_enabled: false, email_title: null },
       { id: 505, kind: 'notification', user_id: 301, task_id: null, source_id: 's', title: 'Expired yesterday', body: 'b', priority: null,
         fcm_message_id: 'x', data: null, state: 'SCHEDULED', email_enabled: false, email_title: null },
+      // Never put on the reference's schedule (no Quartz job): ADDED, as ?schedule=false leaves a message here.
+      { id: 506, kind: 'notification', user_id: 300, task_id: null, source_id: 's', title: 'Not scheduled', body: null, priority: null,
+        fcm_message_id: '506', data: null, state: 'ADDED', email_enabled: false, email_title: null },
       { id: 600, kind: 'data', user_id: 301, task_id: null, source_id: 'data-src', title: null, body: null, priority: 'NORMAL', fcm_message_id: '600',
         data: { cmd: 'sync' }, state: 'SCHEDULED', email_enabled: false, email_title: null },
     ]);
     expect(await target.sql`select id::int, message_id::int, state, external from appserver.message_state_events order by id`).toEqual([
       { id: 510, message_id: 500, state: 'ADDED', external: false }, { id: 511, message_id: 501, state: 'ADDED', external: false },
-      { id: 611, message_id: 600, state: 'ADDED', external: false },
+      { id: 516, message_id: 506, state: 'ADDED', external: false }, { id: 611, message_id: 600, state: 'ADDED', external: false },
     ]);
     // The sequences are past the imported ids: new rows do not collide.
     const [next] = await target.sql`select nextval(pg_get_serial_sequence('appserver.messages', 'id'))::int as m,
@@ -240,15 +258,24 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     expect(failed.tables['appserver.users']!.mismatches).toEqual([{ key: '300', reason: 'differs in fcm_token' }]);
     await target.sql`update appserver.users set fcm_token = 'fcm:Zoë-🙂-token' where id = 300`;
 
-    // The reference sends 500 before its writers stop: the incremental import takes it off this service's queue.
-    await source.sql`insert into notification_state_events (id, state, time, notification_id) values (530, 'EXECUTED', now(), 500)`;
+    // The reference sends 500 before its writers stop (Quartz fires its trigger and deletes it, an EXECUTED
+    // event is rarely recorded) and 506 gets scheduled: the incremental import takes 500 off this
+    // service's queue and puts 506 on it.
+    const [trigger] = await source.sql`delete from qrtz_triggers where trigger_name = 'message-trigger-sub-x-500' returning *`;
+    await source.sql`insert into qrtz_job_details (sched_name, job_name, job_group, job_class_name, is_durable, is_nonconcurrent, is_update_data, requests_recovery)
+      values ('AppserverScheduler', 'message-jobdetail-sub-x-506', 'DEFAULT', 'org.radarbase.appserver.service.scheduler.quartz.MessageJob', true, false, false, false)`;
+    await source.sql`insert into qrtz_triggers (sched_name, trigger_name, trigger_group, job_name, job_group, trigger_state, trigger_type, start_time)
+      values ('AppserverScheduler', 'message-trigger-sub-x-506', 'DEFAULT', 'message-jobdetail-sub-x-506', 'DEFAULT', 'WAITING', 'SIMPLE', 0)`;
     await source.sql`update attributes_map set value = 'Genève' where id = 320`;
     const changed = await importInto(target.url, source.url);
-    expect(changed.tables['appserver.notifications']).toMatchObject({ deleted: 1, unchanged: 2 + BULK });
+    expect(changed.tables['appserver.notifications']).toMatchObject({ deleted: 1, updated: 1, unchanged: 2 + BULK });
     expect(changed.tables['appserver.users']).toMatchObject({ updated: 1, unchanged: 2 + BULK });
-    expect(await target.sql`select id::int from appserver.messages where id < 10000 order by id`).toEqual([{ id: 501 }, { id: 505 }, { id: 600 }]);
+    expect(await target.sql`select id::int, state from appserver.messages where id < 10000 order by id`)
+      .toEqual([{ id: 501, state: 'SCHEDULED' }, { id: 505, state: 'SCHEDULED' }, { id: 506, state: 'SCHEDULED' }, { id: 600, state: 'SCHEDULED' }]);
     expect(await target.sql`select attributes from appserver.users where id = 300`).toEqual([{ attributes: { site: 'Genève', arm: 'B' } }]);
-    await source.sql`delete from notification_state_events where id = 530`;
+    await source.sql`delete from qrtz_triggers where trigger_name = 'message-trigger-sub-x-506'`;
+    await source.sql`delete from qrtz_job_details where job_name = 'message-jobdetail-sub-x-506'`;
+    await source.sql`insert into qrtz_triggers ${source.sql(trigger!)}`;
     await source.sql`update attributes_map set value = 'Zürich' where id = 320`;
   });
 
@@ -260,16 +287,19 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     expect(await other.sql`select id::int, kind, state from appserver.messages where id < 10000 order by id`).toEqual([
       { id: 500, kind: 'notification', state: 'SCHEDULED' }, { id: 501, kind: 'notification', state: 'SCHEDULED' },
       { id: 502, kind: 'notification', state: 'EXECUTED' }, { id: 504, kind: 'notification', state: 'ERRORED' }, { id: 505, kind: 'notification', state: 'SCHEDULED' },
+      { id: 506, kind: 'notification', state: 'ADDED' },
+      // Sent with no event recorded: its Quartz job without a trigger says so.
+      { id: 507, kind: 'notification', state: 'EXECUTED' },
       { id: 600, kind: 'data', state: 'SCHEDULED' }, { id: 601, kind: 'data', state: 'EXECUTED' },
     ]);
-    expect(await other.sql`select id::int, state, external from appserver.message_state_events where message_id in (502, 504, 601) order by id`).toEqual([
+    expect(await other.sql`select id::int, state, external from appserver.message_state_events where message_id in (502, 504, 507, 601) order by id`).toEqual([
       { id: 512, state: 'ADDED', external: false }, { id: 513, state: 'EXECUTED', external: false },
-      { id: 515, state: 'ERRORED', external: false }, { id: 610, state: 'EXECUTED', external: false },
+      { id: 515, state: 'ERRORED', external: false }, { id: 517, state: 'ADDED', external: false }, { id: 610, state: 'EXECUTED', external: false },
     ]);
 
     const verified = await verifyImport({ target: { kind: 'postgres', url: other.url, poolSize: 1 }, appserver: source.url, history: 'P30D' });
     expect(Object.fromEntries(Object.entries(verified.tables).filter(([, t]) => t.mismatches.length > 0))).toEqual({});
-    expect(verified.tables['appserver.notifications']).toMatchObject({ sourceRows: 5 + BULK, importedRows: 5 + BULK });
+    expect(verified.tables['appserver.notifications']).toMatchObject({ sourceRows: 7 + BULK, importedRows: 7 + BULK });
 
     const stub = await startFcmStub();
     try {
@@ -279,6 +309,9 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
           expect(await other.sql`select id::int, state from appserver.messages where id in (501, 505, 600) order by id`)
             .toEqual([{ id: 501, state: 'EXECUTED' }, { id: 505, state: 'ERRORED' }, { id: 600, state: 'EXECUTED' }]);
         });
+        // Never scheduled stays unscheduled; sent stays sent.
+        expect(await other.sql`select id::int, state from appserver.messages where id in (506, 507) order by id`)
+          .toEqual([{ id: 506, state: 'ADDED' }, { id: 507, state: 'EXECUTED' }]);
         // A few more ticks: nothing else is due, nothing goes twice.
         await new Promise((resolve) => setTimeout(resolve, 500));
       });
@@ -297,6 +330,24 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     } finally {
       await source.sql`update notifications set body = null where id = 501`;
     }
+  });
+
+  it('a source without the Quartz tables (an in-memory job store): every unsent message is SCHEDULED, none can be told apart', async () => {
+    const bare = await database('empty');
+    const into = await database('migrated');
+    opened.push(bare.sql, into.sql);
+    await bare.sql.unsafe(`${FIXTURE}
+      drop table qrtz_triggers; drop table qrtz_job_details;
+      insert into projects (id, created_at, updated_at, project_id) values (100, '2021-01-01', '2021-01-01', 'study-a');
+      insert into users (id, created_at, updated_at, enrolment_date, fcm_token, subject_id, timezone, project_id, language) values
+        (300, '2021-01-01', '2021-01-01', '2021-01-01', 'token', 'sub-x', 'UTC', 100, 'en');
+      insert into notifications (id, created_at, updated_at, app_package, delivered, scheduled_time, source_id, source_type, title, ttl_seconds, type, validated, user_id)
+        values (506, '2021-01-01', '2021-01-01', 'pkg', false, ${at(7)}, 's', 'aRMT', 'Not scheduled', 0, 't', false, 300);`);
+    const report = await importInto(into.url, bare.url);
+    expect(skips(report)).toEqual({});
+    expect(await into.sql`select id::int, state from appserver.messages`).toEqual([{ id: 506, state: 'SCHEDULED' }]);
+    const verified = await verifyImport({ target: { kind: 'postgres', url: into.url, poolSize: 1 }, appserver: bare.url });
+    expect(verified.ok).toBe(true);
   });
 
   it('refuses a target whose app server holds rows of its own, and a --history that is no ISO-8601 period', async () => {
@@ -331,10 +382,10 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     first.kill('SIGKILL');
     expect((await firstExit).signal).toBe('SIGKILL');
     const [partial] = await killed.sql`select count(*)::int as n from import.imported_rows where source_table = 'notifications'`;
-    expect(partial!.n).toBeLessThan(3 + BULK);
+    expect(partial!.n).toBeLessThan(4 + BULK);
 
     const [resumed, uninterrupted] = await Promise.all([exit(cli(killed.url)), exit(cli(clean.url))]);
-    expect([resumed.code, resumed.out]).toEqual([0, expect.stringContaining(`appserver.notifications: read ${3 + BULK}, imported `)]);
+    expect([resumed.code, resumed.out]).toEqual([0, expect.stringContaining(`appserver.notifications: read ${4 + BULK}, imported `)]);
     expect([uninterrupted.code, uninterrupted.out]).toEqual([0, expect.stringContaining('done; 0 rows skipped for an error')]);
     expect(await dump(killed.sql)).toEqual(await dump(clean.sql));
   });

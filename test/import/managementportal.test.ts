@@ -18,12 +18,15 @@ import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
 import { runImport, TargetNotNew, type ImportOptions, type ImportReport } from '../../src/import/run.js';
 import { verifyImport } from '../../src/import/verify.js';
+import { historyOf } from '../../src/management/ui/projects/subject-page.js';
 import { until } from '../helpers/eventually.js';
 import { basic, managementClient } from '../helpers/management-api.js';
 import { onPostgres } from '../helpers/build-test-app.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = readFileSync(new URL('../fixtures/import/managementportal-2.1.13.sql', import.meta.url), 'utf8');
+/** What v3.0.0 adds to v2.1.13's schema. */
+const FIXTURE_V3 = readFileSync(new URL('../fixtures/import/managementportal-3.0.0.sql', import.meta.url), 'utf8');
 const BULK = 150;
 
 /** A bcrypt hash as the reference's Spring `BCryptPasswordEncoder` writes it (`$2a$`). */
@@ -100,6 +103,28 @@ async function fillSource(sql: Sql) {
       (1052, 'Expired1', false, now() - interval '1 hour', 1030, 'legacy-client', false);
     insert into jhi_persistent_audit_event (event_id, principal, event_date, event_type) values (1060, 'alice', '2022-02-02 12:00:00', 'AUTHENTICATION_SUCCESS');
     insert into jhi_persistent_audit_evt_data (event_id, name, value) values (1060, 'remoteAddress', '127.0.0.1');
+    -- Envers history: sub-x's subject created by alice (rev 102) and changed by admin (rev 152); a subject
+    -- deleted in rev 202 (its rows are gone, its history is not); who created and changed the rest.
+    insert into _revisions_info (id, auditor, "timestamp") values
+      (102, 'alice', '2022-03-03 09:00:00'), (152, 'admin', '2022-04-04 10:00:00'), (202, null, '2022-05-05 00:00:00');
+    insert into radar_user_aud (id, rev, revtype, login, activated) values
+      (1021, 102, 0, 'sub-x', true), (1099, 102, 0, 'sub-gone', true), (1099, 202, 2, 'sub-gone', true);
+    insert into subject_aud (id, rev, revtype, external_id, external_link, removed, user_id, group_id, date_of_birth, person_name, enrollment_date) values
+      (1030, 102, 0, 'EXT-0', null, false, 1021, null, null, 'Zoe', '2021-04-01 08:00:00'),
+      (1030, 152, 1, 'EXT-1', 'https://example.org/p/1', false, 1021, 1006, '1990-12-31', 'Zoë 🙂', '2021-04-01 08:00:00'),
+      (1099, 102, 0, 'GONE', null, false, 1099, null, null, null, null),
+      (1099, 202, 2, 'GONE', null, false, 1099, null, null, null, null);
+    insert into subject_metadata_aud (rev, id, attribute_value, attribute_key, revtype) values
+      (102, 1030, 'A', 'site', 0), (152, 1030, 'значение', 'ключ', 0), (102, 1099, 'x', 'k', 0), (202, 1099, 'x', 'k', 2);
+    insert into role_users_aud (rev, users_id, roles_id, revtype) values (102, 1021, 1010, 0), (102, 1099, 1010, 0), (202, 1099, 1010, 2);
+    insert into radar_source_aud (id, rev, revtype, assigned, expected_source_name, source_id, source_name, project_id, source_type_id, subject_id) values
+      (1040, 102, 0, false, null, '8f1b1b7e-5c36-4a58-9f9e-6e2f0a1c2b3d', 'aRMT-α', 1002, 1004, null),
+      (1040, 152, 1, true, null, '8f1b1b7e-5c36-4a58-9f9e-6e2f0a1c2b3d', 'aRMT-α', 1002, 1004, 1030);
+    insert into project_aud (id, rev, revtype, project_name, description, location, project_status) values
+      (1002, 2, 0, 'study-a', 'Stüdy α', 'London', 'PLANNING'), (1002, 52, 1, 'study-a', 'Stüdy α', 'London', 'ONGOING');
+    insert into radar_organization_aud (id, rev, revtype, name, description, location) values (1001, 52, 0, 'Ørg ünïcode', 'Ein Verein', 'Zürich');
+    insert into source_type_aud (id, rev, revtype, producer, model, catalog_version) values (1004, 2, 0, 'RADAR', 'aRMT-App', '1.5.0');
+    insert into source_data_aud (id, rev, revtype, source_data_name) values (1005, 2, 0, 'RADAR_aRMT-App_1.5.0_QUESTIONNAIRE');
     insert into radar_user (id, login, activated) select 2000 + n, 'bulk-' || n, true from generate_series(1, ${BULK}) n;
     insert into role_users (users_id, roles_id) select 2000 + n, 1010 from generate_series(1, ${BULK}) n;
     insert into subject (id, user_id, removed) select 5000 + n, 2000 + n, false from generate_series(1, ${BULK}) n;
@@ -125,9 +150,16 @@ async function dump(sql: Sql) {
     clients: await q('select client_id, resource_ids, client_secret, scope, authorized_grant_types, authorities, access_token_validity, refresh_token_validity, additional_information, autoapprove from management.oauth_client_details order by client_id'),
     metaTokens: await q('select id, token_name, fetched, expiry_date, subject_id, client_id, persistent from management.meta_tokens order by id'),
     auditEvents: await q('select principal, event_date, event_type, data from management.audit_events order by id'),
-    bookkeeping: await q('select source, source_table, source_key, target_key, content_hash from import.imported_rows order by source_table, source_key'),
+    revisions: await q('select * from management.revisions order by id'),
+    revisionChanges: await q('select revision_id, entity_type, entity_id, entity_key, revision_type, entity from management.revision_changes order by entity_id, revision_id'),
+    // A revision change's id is this service's own (taken from its sequence).
+    bookkeeping: await q(`select source, source_table, source_key, case when source_table = 'subject_aud' then null else target_key end as target_key, content_hash
+      from import.imported_rows order by source_table, source_key`),
   };
 }
+
+const pickKeys = <T extends object, K extends keyof T>(o: T, keys: K[]): Pick<T, K> =>
+  Object.fromEntries(keys.map((k) => [k, o[k]])) as Pick<T, K>;
 
 /** Starts the service on `url` once (dev profile, no demo data) and closes it. */
 async function withApp<T>(url: string, fn: (app: Awaited<ReturnType<typeof buildApp>>) => Promise<T>): Promise<T> {
@@ -178,7 +210,7 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
   it('imports every table, keeping ids, hashes and attributes, and merging the built-in rows', async () => {
     const report = await importInto(target.url, source.url);
     expect(skips(report)).toEqual({});
-    expect(report.ok).toBe(true);
+    expect(report).toMatchObject({ ok: true, versions: { managementportal: '2.1.x' }, notes: [] });
     const counts = Object.fromEntries(Object.entries(report.tables).map(([t, r]) => [t, [r.read, r.imported, r.skipped.length]]));
     expect(counts).toEqual({
       'managementportal.radar_authority': [8, 8, 0],
@@ -197,6 +229,8 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
       'managementportal.oauth_approvals': [1, 1, 0],
       'managementportal.radar_meta_token': [1, 1, 0],
       'managementportal.jhi_persistent_audit_event': [1, 1, 0],
+      'managementportal._revisions_info': [3, 3, 0],
+      'managementportal.subject_aud': [4, 4, 0],
     });
 
     const [alice] = await target.sql`select id::int, login, first_name, last_name, email, lang_key, activated, password_hash, created_by, created_date, last_modified_by, last_modified_date from management.users where login = 'alice'`;
@@ -258,6 +292,91 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     });
   });
 
+  it('brings who created and last changed organizations, projects, source types, subjects and sources, from their Envers revisions', async () => {
+    const who = (table: string, id: number) => target.sql.unsafe(
+      `select created_by, created_date, last_modified_by, last_modified_date from management.${table} where id = $1`, [id],
+    ).then((rows) => rows[0]);
+    expect(await who('organizations', 1001)).toEqual({
+      created_by: 'alice', created_date: new Date('2022-02-02T12:30:00Z'), last_modified_by: 'alice', last_modified_date: new Date('2022-02-02T12:30:00Z'),
+    });
+    expect(await who('projects', 1002)).toEqual({
+      created_by: 'admin', created_date: new Date('2021-01-01T10:00:00Z'), last_modified_by: 'alice', last_modified_date: new Date('2022-02-02T12:30:00Z'),
+    });
+    expect(await who('source_types', 1004)).toMatchObject({ created_by: 'admin', created_date: new Date('2021-01-01T10:00:00Z') });
+    expect(await who('source_data', 1005)).toMatchObject({ created_by: 'admin', created_date: new Date('2021-01-01T10:00:00Z') });
+    expect(await who('subjects', 1030)).toEqual({
+      created_by: 'alice', created_date: new Date('2022-03-03T09:00:00Z'), last_modified_by: 'admin', last_modified_date: new Date('2022-04-04T10:00:00Z'),
+    });
+    expect(await who('sources', 1040)).toEqual({
+      created_by: 'alice', created_date: new Date('2022-03-03T09:00:00Z'), last_modified_by: 'admin', last_modified_date: new Date('2022-04-04T10:00:00Z'),
+    });
+    // No revision in the source: the reference's own default author, and no last change.
+    expect(await who('subjects', 1031)).toEqual({ created_by: 'system', created_date: new Date(0), last_modified_by: null, last_modified_date: null });
+  });
+
+  it('subject revisions: GET /api/subjects/{login}/revisions shows the history from before the switch (who, when, what), the service carries on after it', async () => {
+    const state = async () => ({
+      ...pickKeys(await dump(target.sql), ['subjects', 'sources', 'revisions', 'revisionChanges', 'bookkeeping']),
+      audit: await target.sql`select 'subject' as t, id::int, last_modified_by, last_modified_date from management.subjects
+        union all select 'source', id::int, last_modified_by, last_modified_date from management.sources order by 1, 2`,
+    });
+    const saved = await state();
+    await withApp(target.url, async (app) => {
+      const mp = managementClient(app);
+      const adminToken = await mp.tokenOf('admin', 'source-admin-pw');
+      const res = await mp.call('GET', '/api/subjects/sub-x/revisions?sort=id,asc', { bearer: adminToken });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject([
+        { id: 102, timestamp: '2022-03-03T09:00:00.000Z', author: 'alice', revisionType: 'ADD', entity: {
+          id: 1030, login: 'sub-x', externalId: 'EXT-0', externalLink: null, status: 'ACTIVATED', group: null, personName: 'Zoe',
+          enrollmentDate: '2021-04-01T08:00:00.000Z', dateOfBirth: null, attributes: { site: 'A' }, sources: [],
+          project: { id: 1002, projectName: 'study-a' }, roles: [{ id: 1010, projectId: 1002, projectName: 'study-a', authorityName: 'ROLE_PARTICIPANT' }],
+        } },
+        { id: 152, timestamp: '2022-04-04T10:00:00.000Z', author: 'admin', revisionType: 'MOD', entity: {
+          externalId: 'EXT-1', externalLink: 'https://example.org/p/1', group: 'Gruppe Ä', personName: 'Zoë 🙂', dateOfBirth: '1990-12-31',
+          attributes: { site: 'A', ключ: 'значение' },
+          sources: [{ id: 1040, sourceId: '8f1b1b7e-5c36-4a58-9f9e-6e2f0a1c2b3d', sourceName: 'aRMT-α', assigned: true, sourceTypeModel: 'aRMT-App', attributes: { firmware: '1.2.3' } }],
+        } },
+      ]);
+      expect(res.body).toHaveLength(2);
+      // What the subject page's history shows (newest first): who, when, and old → new per field.
+      expect(historyOf([...res.body].reverse(), false)).toEqual([
+        { id: 152, timestamp: '2022-04-04T10:00:00.000Z', author: 'admin', revisionType: 'MOD', changes: [
+          { field: 'externalId', old: 'EXT-0', new: 'EXT-1' }, { field: 'externalLink', old: '', new: 'https://example.org/p/1' },
+          { field: 'personName', old: 'Zoe', new: 'Zoë 🙂' }, { field: 'dateOfBirth', old: '', new: '1990-12-31' },
+          { field: 'group', old: '', new: 'Gruppe Ä' }, { field: 'sources', old: '', new: 'aRMT-α' },
+          { field: 'attributes.ключ', old: '', new: 'значение' },
+        ] },
+        { id: 102, timestamp: '2022-03-03T09:00:00.000Z', author: 'alice', revisionType: 'ADD', changes: expect.arrayContaining([
+          { field: 'login', old: '', new: 'sub-x' }, { field: 'project', old: '', new: 'study-a' }, { field: 'status', old: '', new: 'ACTIVATED' },
+        ]) },
+      ]);
+      const at = await mp.call('GET', '/api/subjects/sub-x/revisions/102', { bearer: adminToken });
+      expect([at.status, at.body.externalId, at.body.personName]).toEqual([200, 'EXT-0', 'Zoe']);
+      // A subject deleted before the switch: its history is still read by login.
+      const gone = await mp.call('GET', '/api/subjects/sub-gone/revisions/102', { bearer: adminToken });
+      expect([gone.status, gone.body.externalId, gone.body.attributes]).toEqual([200, 'GONE', { k: 'x' }]);
+      expect((await mp.call('GET', '/api/subjects/sub-gone/revisions/202', { bearer: adminToken })).status).toBe(404);
+
+      // A change made here after the switch is the next revision, after the imported ones.
+      const subject = (await mp.call('GET', '/api/subjects/sub-x', { bearer: adminToken })).body;
+      const put = await mp.call('PUT', '/api/subjects', { bearer: adminToken, body: { ...subject, externalId: 'EXT-2' } });
+      expect(put.status).toBe(200);
+      const after = await mp.call('GET', '/api/subjects/sub-x/revisions?sort=id,asc', { bearer: adminToken });
+      expect(after.body.map((r: { id: number; author: string; entity: { externalId: string } }) => [r.author, r.entity.externalId]))
+        .toEqual([['alice', 'EXT-0'], ['admin', 'EXT-1'], ['admin', 'EXT-2']]);
+      expect(after.body[2].id).toBeGreaterThan(202);
+      // Undo, through the source's content (the next test expects the import's own state).
+      await mp.call('PUT', '/api/subjects', { bearer: adminToken, body: { ...subject, externalId: 'EXT-1' } });
+    });
+    // Back to the import's own state (the next tests expect it): the revisions and the changes made here.
+    await target.sql`delete from management.revisions where id > 202`;
+    await target.sql`update management.subjects set last_modified_by = 'admin', last_modified_date = '2022-04-04T10:00:00Z' where id = 1030`;
+    await target.sql`update management.sources set last_modified_by = 'admin', last_modified_date = '2022-04-04T10:00:00Z' where id = 1040`;
+    const restored = await state();
+    expect(restored).toEqual(saved);
+  });
+
   it('a second import changes nothing; a changed source is updated and a deleted row deleted', async () => {
     const before = await dump(target.sql);
     const again = await importInto(target.url, source.url);
@@ -286,6 +405,51 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     expect(failed.ok).toBe(false);
     expect(failed.tables['managementportal.subject']!.mismatches).toEqual([{ key: '1030', reason: 'differs in person_name' }]);
     await target.sql`update management.subjects set person_name = 'Zoë 🙂' where id = 1030`;
+  });
+
+  it('ManagementPortal v3.0.0 (its user identity column): the same import, passwords sign in, a linked identity is noted', async () => {
+    const v3 = await database('empty');
+    const into = await database('migrated');
+    opened.push(v3.sql, into.sql);
+    await fillSource(v3.sql);
+    await v3.sql.unsafe(FIXTURE_V3);
+    await v3.sql`update radar_user set identity = '3f1a6f0e-2b8c-4d7e-9a51-0c2d4e6f8a10' where login = 'sub-x'`;
+    await v3.sql`update radar_user_aud set identity = '3f1a6f0e-2b8c-4d7e-9a51-0c2d4e6f8a10' where id = 1021`;
+    const report = await importInto(into.url, v3.url);
+    expect(skips(report)).toEqual({});
+    expect(report).toMatchObject({
+      ok: true, versions: { managementportal: '3.0.0' },
+      notes: [expect.stringContaining('1 users are linked to an identity of an external identity server (radar_user.identity)')],
+    });
+    expect(report.tables['managementportal.radar_user']).toMatchObject({ read: 5 + BULK, imported: 5 + BULK });
+    expect(report.tables['managementportal.subject_aud']).toMatchObject({ read: 4, imported: 4 });
+    const verified = await verifyImport({ target: { kind: 'postgres', url: into.url, poolSize: 1 }, managementportal: v3.url });
+    expect(Object.fromEntries(Object.entries(verified.tables).filter(([, t]) => t.mismatches.length > 0))).toEqual({});
+    await withApp(into.url, async (app) => {
+      const mp = managementClient(app);
+      expect(await mp.token({ grant_type: 'password', username: 'alice', password: 'alice-pw' }, basic('legacy-client', 'legacy-secret')))
+        .toMatchObject({ status: 200, token_type: 'bearer' });
+    });
+  });
+
+  it('subject revisions keep their ids and order when the target has revisions of its own with those ids (a catalogue import at its first start)', async () => {
+    const into = await database('migrated');
+    opened.push(into.sql);
+    await into.sql`insert into management.revisions (id, "timestamp", author) values (102, '2026-01-01T00:00:00Z', 'system')`;
+    await into.sql`insert into management.revision_changes (revision_id, entity_type, entity_id, entity_key, revision_type, entity)
+      values (102, 'sourceType', 7, 'RADAR_E4_v1', 'ADD', '{"id": 7}')`;
+    const report = await importInto(into.url, source.url);
+    expect(skips(report)).toEqual({});
+    expect(await into.sql`select r.id::int, r.author, c.entity_type, c.entity_id::int from management.revisions r
+      join management.revision_changes c on c.revision_id = r.id order by r.id, c.entity_id`).toEqual([
+      { id: 102, author: 'alice', entity_type: 'subject', entity_id: 1030 }, { id: 102, author: 'alice', entity_type: 'subject', entity_id: 1099 },
+      { id: 152, author: 'admin', entity_type: 'subject', entity_id: 1030 }, { id: 202, author: 'system', entity_type: 'subject', entity_id: 1099 },
+      { id: 203, author: 'system', entity_type: 'sourceType', entity_id: 7 },
+    ]);
+    const again = await importInto(into.url, source.url);
+    expect(again.tables['managementportal._revisions_info']).toMatchObject({ imported: 0, updated: 0, deleted: 0, unchanged: 3 });
+    const [next] = await into.sql`select nextval(pg_get_serial_sequence('management.revisions', 'id'))::int as id`;
+    expect(next!.id).toBe(204);
   });
 
   it('refuses a target that is not a new installation', async () => {
