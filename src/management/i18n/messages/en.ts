@@ -16,6 +16,7 @@ import { sourceTypeFormsEn } from './source-type-forms.en.js';
 import { usersEn } from './users.en.js';
 import { groupsEn } from './groups.en.js';
 import { projectSourcesEn } from './project-sources.en.js';
+import { formsNavEn } from './forms-nav.en.js';
 
 export const coreEn = {
   // Layout and navigation
@@ -77,6 +78,7 @@ export const en = {
   ...usersEn,
   ...groupsEn,
   ...projectSourcesEn,
+  ...formsNavEn,
 };
 
 export type MessageKey = keyof typeof en;

@@ -17,6 +17,7 @@ import { sourceTypeFormsNl } from './source-type-forms.nl.js';
 import { usersNl } from './users.nl.js';
 import { groupsNl } from './groups.nl.js';
 import { projectSourcesNl } from './project-sources.nl.js';
+import { formsNavNl } from './forms-nav.nl.js';
 
 const core: Record<keyof typeof coreEn, string> = {
   'app.title': 'RADAR-base ManagementPortal',
@@ -73,4 +74,5 @@ export const nl: Partial<Record<MessageKey, string>> = {
   ...usersNl,
   ...groupsNl,
   ...projectSourcesNl,
+  ...formsNavNl,
 };
