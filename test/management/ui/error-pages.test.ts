@@ -119,9 +119,11 @@ describe('on a page', () => {
     const bad = await ui.get('/users?page=abc');
     expect(bad.status).toBe(400);
     expect(errorPageOf({ statusCode: bad.status, headers: bad.headers, body: bad.body })).toBe('The request is not valid.');
-    const unknown = await ui.get('/projects/no-such-project-here');
+    const admin = uiClient(t.app, BASE, HTML);
+    expect((await admin.signIn()).status).toBe(303);
+    const unknown = await admin.get('/organizations/no-such-organization-here');
     expect(unknown.status).toBe(404);
-    expect(unknown.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(errorPageOf({ statusCode: unknown.status, headers: unknown.headers, body: unknown.body })).toContain('not found');
   });
 });
 
