@@ -285,6 +285,8 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   const cookiePath = `${app.prefix}/`;
   await app.register(async (pages) => {
     await registerPageSupport(pages, sessionSecret);
+    // Every page's route, so a page asked with a method it does not take is a 405 page (ui/error-page.ts).
+    pages.addHook('onRoute', (route) => uiRouteIndex.add(route));
     await pages.register(authorizeRoutes, {
       // The token endpoint's limiter: sign-in failures share its (username, IP) counters.
       authorize: createAuthorizeService({ db, clients, now, limiter, audit, requirePkce: settings.oauth.requirePkce }),
@@ -305,7 +307,6 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       notificationDesk,
       audit,
       shownOnce: createShownOnce(sessionSecret, now),
-      routeIndex: uiRouteIndex,
     });
   });
 

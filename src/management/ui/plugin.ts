@@ -25,7 +25,6 @@ import { publicAccountPages } from './account/public-pages.js';
 import { contentRoutes } from './content.js';
 import { uiGuard } from './context.js';
 import { uiErrorHandler } from './errors.js';
-import type { PageRouteIndex } from './error-page.js';
 import { homeRoutes } from './home.js';
 import { languageRoutes } from './language.js';
 import type { NotificationDesk } from './notifications/desk.js';
@@ -66,16 +65,13 @@ export interface AdminUiOptions {
   audit: AuditLog;
   /** Values a page shows once after a redirect (a generated client secret). */
   shownOnce: ShownOnce;
-  /** Filled with the UI's routes, so an unknown method on a page is a 405 (error-page.ts). */
-  routeIndex: PageRouteIndex;
 }
 
-export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services, notificationDesk, hiddenSubjectFields, audit, shownOnce, routeIndex }) => {
+export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { sessions, sessionAuth, signIn, now, logoDir, services, notificationDesk, hiddenSubjectFields, audit, shownOnce }) => {
   const base = app.prefix;
   app.decorateRequest('ui', null);
   app.addHook('preValidation', uiGuard({ sessions, sessionAuth, base }));
   app.setErrorHandler(uiErrorHandler(base));
-  app.addHook('onRoute', (route) => routeIndex.add(route));
 
   await app.register(contentRoutes, { logoDir });
   await app.register(signInRoutes, { signIn, sessions, sessionAuth, now });

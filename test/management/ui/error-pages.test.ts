@@ -65,6 +65,10 @@ describe('outside any page (no page route matched)', () => {
     const del = await inject('DELETE', `${BASE}/users/someone/edit`);
     expect(del.statusCode).toBe(405);
     expect(del.headers.allow).toBe('GET, HEAD, POST');
+    // The OAuth sign-in page is a page too.
+    const authorize = await inject('PUT', `${BASE}/oauth/authorize`);
+    expect(authorize.statusCode).toBe(405);
+    expect(authorize.headers.allow).toContain('GET');
     // Not a page at all: still 404.
     expect((await inject('DELETE', `${BASE}/no-such-page`)).statusCode).toBe(404);
   });
