@@ -19,7 +19,7 @@ import { managementErrorFormat } from './management/errors.js';
 import { codeDocsPlugin } from './platform/code-docs.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
 import { appserverNotificationDesk, appserverPlugin, readRadarIsConfig, seedAppserverDemoData, type ProtocolSource } from './appserver/plugin.js';
-import { loadManagementKeys, localTokenAuthority, MANAGEMENT_API_PATHS, managementPlugin, managementSettings } from './management/plugin.js';
+import { loadManagementKeys, localTokenAuthority, MANAGEMENT_API_PATHS, managementRouterErrorPage, managementPlugin, managementSettings } from './management/plugin.js';
 import { httpSecurityPlugin } from './platform/http-security.js';
 
 export interface BuildOptions {
@@ -64,7 +64,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // A malformed URL or an over-long path parameter: the error body of the domain it falls in.
     frameworkErrors: routerErrorHandler([
       { prefix: config.appserverContextPath, format: appserverErrorFormat },
-      { prefix: config.managementportalContextPath, format: managementErrorFormat },
+      { prefix: config.managementportalContextPath, format: managementErrorFormat, page: managementRouterErrorPage(config.managementportalContextPath) },
       { prefix: '/actuator', format: actuatorErrorFormat },
     ]),
   }).withTypeProvider<TypeBoxTypeProvider>();

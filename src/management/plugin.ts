@@ -12,7 +12,7 @@
  * the clients file's clients and the frontend client.
  */
 import { existsSync } from 'node:fs';
-import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { createErrorHandler } from '../platform/errors.js';
 import { acceptEmptyJsonBodies } from '../platform/json-body.js';
 import { rejectUnstorableInput } from '../platform/input-guard.js';
@@ -54,6 +54,7 @@ import { createPairingService } from './pairing/service.js';
 import { managementApi } from './api/routes.js';
 import { registerPageSupport } from './pages.js';
 import { adminUi } from './ui/plugin.js';
+import { createPageFallback, createPageRouteIndex } from './ui/error-page.js';
 import { createShownOnce } from './ui/shown-once.js';
 import type { NotificationDesk } from './ui/notifications/desk.js';
 import { createPasswordSignIn } from './oauth/sign-in.js';
@@ -104,6 +105,16 @@ export { localTokenAuthority, type LocalTokenAuthority } from './oauth/resource-
  */
 export const MANAGEMENT_API_PATHS = ['/api', '/management', '/.well-known', '/oauth/token', '/oauth/token_key', '/oauth/check_token', '/oauth/introspect', '/oauth/revoke'] as const;
 
+/**
+ * The router's errors (a malformed URL, an over-long path parameter) under the domain's prefix:
+ * the UI's error page for a browser on a page's path (app.ts `frameworkErrors`), else undefined.
+ */
+export function managementRouterErrorPage(base: string) {
+  const fallback = createPageFallback({ base, apiPaths: MANAGEMENT_API_PATHS, routes: createPageRouteIndex() });
+  return (request: FastifyRequest, reply: FastifyReply, status: number, code: string) =>
+    fallback.covers(request) ? fallback.routerError(request, reply, status, code) : undefined;
+}
+
 export const DEFAULT_KEY_STORE = 'config/keystore.p12';
 export const REFERENCE_KEY_STORE = '/mp-includes/config/keystore.p12';
 export const DEV_CLIENTS_FILE = 'config/oauth_client_details.csv';
@@ -150,7 +161,11 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   // A NUL character or a coerced Infinity anywhere in a request: 400 (the OAuth scopes: invalid_request or a page).
   app.addHook('preHandler', rejectUnstorableInput(unstorableInput));
   app.setErrorHandler(createErrorHandler(managementErrorFormat));
+  // A browser's request for an unknown page of the UI: the UI's 404 (or 405) page, not the API's JSON.
+  const uiRouteIndex = createPageRouteIndex();
+  const pageFallback = createPageFallback({ base: app.prefix, apiPaths: MANAGEMENT_API_PATHS, routes: uiRouteIndex });
   app.setNotFoundHandler((request, reply) => {
+    if (pageFallback.covers(request)) return pageFallback.notFound(request, reply);
     reply.code(404).send({ message: 'error.notFound', description: `No endpoint ${request.method} ${request.url.split('?')[0]}`, fieldErrors: null });
   });
 
@@ -270,6 +285,8 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   const cookiePath = `${app.prefix}/`;
   await app.register(async (pages) => {
     await registerPageSupport(pages, sessionSecret);
+    // Every page's route, so a page asked with a method it does not take is a 405 page (ui/error-page.ts).
+    pages.addHook('onRoute', (route) => uiRouteIndex.add(route));
     await pages.register(authorizeRoutes, {
       // The token endpoint's limiter: sign-in failures share its (username, IP) counters.
       authorize: createAuthorizeService({ db, clients, now, limiter, audit, requirePkce: settings.oauth.requirePkce }),

@@ -90,6 +90,11 @@ export function createErrorHandler(format: ErrorFormat) {
 export interface ErrorScope {
   prefix: string;
   format: ErrorFormat;
+  /**
+   * Optional: answers a router error itself (a domain's HTML error page for a browser); undefined
+   * leaves it to `format`'s body.
+   */
+  page?(request: FastifyRequest, reply: FastifyReply, status: number, code: string): unknown;
 }
 
 /** The router's own errors, raised before a route (and so a scope) is known. */
@@ -104,7 +109,7 @@ const ROUTER_ERRORS: Readonly<Record<string, readonly [number, string]>> = {
  * matching prefix; the first scope when none matches), not Fastify's own `{error, code, message}`.
  */
 export function routerErrorHandler(scopes: readonly ErrorScope[]) {
-  const normalized = scopes.map((s) => ({ prefix: s.prefix.replace(/\/+$/, ''), format: s.format }));
+  const normalized = scopes.map((s) => ({ ...s, prefix: s.prefix.replace(/\/+$/, '') }));
   const byLength = [...normalized].sort((a, b) => b.prefix.length - a.prefix.length);
   return function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     const [status, message] = ROUTER_ERRORS[error.code] ?? [500, 'Internal server error'];
@@ -112,6 +117,8 @@ export function routerErrorHandler(scopes: readonly ErrorScope[]) {
     const path = request.url.split('?')[0]!;
     const scope = byLength.find((s) => path === s.prefix || path.startsWith(`${s.prefix}/`)) ?? normalized[0]!;
     setBaselineSecurityHeaders(reply);
+    const page = scope.page?.(request, reply, status, error.code);
+    if (page !== undefined) return page;
     return reply.code(status).send(scope.format.body(status, message, request, error));
   };
 }

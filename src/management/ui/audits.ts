@@ -10,7 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { AUDIT_EVENT_TYPES } from '../audit/audit-log.js';
 import type { AuditService } from '../api/audits/service.js';
-import { authorize } from '../security/authorization.js';
+import { requirePage } from './nav.js';
 import { context, render } from './context.js';
 
 const PAGE_SIZE = 20;
@@ -49,7 +49,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audits: AuditService; now:
   }
 
   app.get('/audits', { schema: { hide: true, querystring: AuditsQuery } }, async (request, reply) => {
-    authorize(request, 'AUDIT.READ', {});
+    requirePage(request, 'audits');
     const { ui, filter, fromDate, toDate, error } = filtersOf(request, request.query);
     const params = { fromDate, toDate, ...Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== '')) };
     const link = (path: string, extra: Record<string, string> = {}) => `${ui.base}${path}?${new URLSearchParams({ ...params, ...extra }).toString()}`;
@@ -64,7 +64,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audits: AuditService; now:
   });
 
   app.get('/audits.csv', { schema: { hide: true, querystring: AuditsQuery } }, async (request, reply) => {
-    authorize(request, 'AUDIT.READ', {});
+    requirePage(request, 'audits');
     const { fromDate, toDate, filter, error } = filtersOf(request, request.query);
     if (error) return reply.code(400).type('text/plain; charset=utf-8').send(`${error}\n`);
     const csv = await audits.csv({ fromDate, toDate, ...filter });

@@ -18,6 +18,7 @@ import type { MpAuth } from '../security/principal.js';
 import { mayUseAdminUi, type SessionAuth } from '../security/session-auth.js';
 import { sessionIdOf, setSessionCookie } from '../session/cookie.js';
 import type { Session, SessionStore } from '../session/sessions.js';
+import { navOf } from './nav.js';
 import { LANGUAGE_COOKIE, LANGUAGE_NAMES, languageOf, translator, type MessageKey, type Translate } from '../i18n/translator.js';
 
 export interface UiContext {
@@ -45,8 +46,6 @@ declare module 'fastify' {
 export class CsrfRejected extends DomainError {
   constructor() { super(403, 'error.csrf'); this.name = 'CsrfRejected'; }
 }
-
-export const isSysAdmin = (auth: MpAuth | undefined): boolean => auth?.roles.some((role) => role.authority === 'ROLE_SYS_ADMIN') ?? false;
 
 export function context(request: FastifyRequest): UiContext {
   if (!request.ui) throw new Error('admin UI page outside the UI scope');
@@ -145,24 +144,33 @@ export interface PageData {
 
 /**
  * Renders `views/ui/<template>.eta` in the layout with the context every page needs: `t`, `base`,
- * `csrf` (for forms), `auth`, `time`, `sysAdmin`. HTML pages are never cached; the platform's headers (http-security.ts) deny framing.
+ * `csrf` (for forms), `auth`, `time`, `nav` (the navbar's links: the pages the user may open, nav.ts). HTML pages are never cached; the platform's headers (http-security.ts) deny framing.
  */
 export function render(request: FastifyRequest, reply: FastifyReply, template: string, data: PageData, status = 200) {
   const ui = context(request);
-  return reply.code(status)
+  return pageHeaders(request, reply.code(status)).view(`ui/${template}`, pageData(request, ui, data));
+}
+
+/** The headers of every HTML page of the UI (an error page answered outside a page's scope included). */
+export function pageHeaders(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     // A page whose URL holds a parameter the log redacts (the mailed `key` of the reset and
     // activation pages, `token`, `code`…), the error page included: no `Referer` at all, not even to
     // this site, whose request log would otherwise record it with every file and form of the page.
     .header('referrer-policy', redactedUrl(request.url) !== request.url ? 'no-referrer' : 'same-origin')
-    .header('content-security-policy', CSP)
-    .view(`ui/${template}`, {
-      ...data,
-      t: ui.t, lang: ui.lang, base: ui.base, csrf: ui.session?.csrfToken ?? '', auth: ui.auth, sysAdmin: isSysAdmin(ui.auth),
-      time: (value: Date | string | number | null | undefined) => timeHtml(value, ui.t('time.zone')),
-      languageSwitch: languageLinks(request, ui),
-    });
+    .header('content-security-policy', CSP);
+}
+
+/** What a template gets besides its own data: the context every page needs (layout.eta). */
+export function pageData(request: FastifyRequest, ui: UiContext, data: PageData): Record<string, unknown> {
+  return {
+    ...data,
+    t: ui.t, lang: ui.lang, base: ui.base, csrf: ui.session?.csrfToken ?? '', auth: ui.auth, nav: navOf(ui.auth, ui.base),
+    time: (value: Date | string | number | null | undefined) => timeHtml(value, ui.t('time.zone')),
+    languageSwitch: languageLinks(request, ui),
+  };
 }
 
 /**

@@ -3,8 +3,9 @@
  * forms (managementportal.md §13, §2.10, §6). The pages call the API's `OAuthClientService` after
  * the same permission checks as `/api/oauth-clients`: reading needs the scope OAUTHCLIENTS.READ,
  * changes the global OAUTHCLIENTS.CREATE/UPDATE/DELETE. A protected client (`protected` = "true",
- * such as the admin UI's own) shows no enabled "Edit" or "Delete", and the service refuses to
- * change it anyway (403).
+ * such as the admin UI's own) says so on the list and on its page (`/oauth-clients/{id}`), whose
+ * "Edit" and "Delete" are disabled with the reason beside them; its forms answer 403 saying why,
+ * and the service refuses to change it anyway (403 `error.oAuthClientProtected`).
  *
  * "Generate secret" makes a random secret on the server; the page answering the save shows it
  * once (it is stored hashed and never shown again).
@@ -16,11 +17,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ShownOnce } from './shown-once.js';
 import type { OAuthClientService } from '../api/oauth-clients/service.js';
 import type { ClientDetailsDtoT, ClientDetailsInputT } from '../api/oauth-clients/schemas.js';
-import { AccessDenied } from '../errors.js';
 import { hasPermission } from '../authz/oracle.js';
-import { actorOf, authorize, authorizeScope, principal } from '../security/authorization.js';
+import { actorOf, authorize, principal } from '../security/authorization.js';
+import { requirePage } from './nav.js';
 import { context, render } from './context.js';
-import { formRefusal } from './errors.js';
+import { formRefusal, PageRefused } from './errors.js';
 import type { MessageKey } from '../i18n/translator.js';
 
 /** The grants the token endpoint knows, offered as checkboxes. */
@@ -155,12 +156,18 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
     return render(request, reply, 'oauth-clients/form', { title, mode, action, values, grantTypes: GRANT_TYPES, error }, status);
   };
 
-  /** The client to change, refused (403) when protected, as the API refuses it. */
-  async function changeable(clientId: string): Promise<ClientDetailsDtoT> {
+  /** The client to change, refused (403, the page saying why) when protected, as the API refuses it. */
+  async function changeable(request: FastifyRequest, clientId: string): Promise<ClientDetailsDtoT> {
     const client = await oauthClients.get(clientId);
-    if (isProtected(client)) throw new AccessDenied(`Cannot change the protected client ${clientId}`);
+    if (isProtected(client)) throw new PageRefused(403, context(request).t('clientsProtected.refused', { clientId: client.clientId }));
     return client;
   }
+
+  /** Which forms the user may open: those who may only read (project admins, for the pairing dialog) get no links to forms that refuse them. */
+  const mayOf = (request: FastifyRequest) => {
+    const auth = principal(request);
+    return { create: hasPermission(auth, 'OAUTHCLIENTS.CREATE'), edit: hasPermission(auth, 'OAUTHCLIENTS.UPDATE'), delete: hasPermission(auth, 'OAUTHCLIENTS.DELETE') };
+  };
 
   /** Saves, or answers the form again with what refused it. */
   async function save(request: FastifyRequest, reply: FastifyReply, mode: 'create' | 'edit', body: ClientFormT, existing?: ClientDetailsDtoT) {
@@ -197,13 +204,19 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
   }
 
   app.get('/oauth-clients', { schema }, async (request, reply) => {
-    authorizeScope(request, 'OAUTHCLIENTS.READ');
+    requirePage(request, 'oauthClients');
     const ui = context(request);
     const clients = (await oauthClients.list()).map((client) => ({ ...client, protected: isProtected(client) }));
-    // Those who may only read (project admins, for the pairing dialog) get no links to forms that refuse them.
-    const auth = principal(request);
-    const may = { create: hasPermission(auth, 'OAUTHCLIENTS.CREATE'), edit: hasPermission(auth, 'OAUTHCLIENTS.UPDATE'), delete: hasPermission(auth, 'OAUTHCLIENTS.DELETE') };
-    return render(request, reply, 'oauth-clients/list', { title: ui.t('clients.title'), clients, may });
+    return render(request, reply, 'oauth-clients/list', { title: ui.t('clients.title'), clients, may: mayOf(request) });
+  });
+
+  app.get('/oauth-clients/:clientId', { schema: { ...schema, params: ClientParams } }, async (request, reply) => {
+    requirePage(request, 'oauthClients');
+    const ui = context(request);
+    const client = await oauthClients.get(request.params.clientId);
+    return render(request, reply, 'oauth-clients/detail', {
+      title: ui.t('clientsProtected.detailTitle', { clientId: client.clientId }), client: { ...client, protected: isProtected(client) }, may: mayOf(request),
+    });
   });
 
   app.get('/oauth-clients/new', { schema }, async (request, reply) => {
@@ -218,12 +231,12 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
 
   app.get('/oauth-clients/:clientId/edit', { schema: { ...schema, params: ClientParams } }, async (request, reply) => {
     authorize(request, 'OAUTHCLIENTS.UPDATE', {});
-    return formPage(request, reply, 'edit', valuesOf(await changeable(request.params.clientId)), null);
+    return formPage(request, reply, 'edit', valuesOf(await changeable(request, request.params.clientId)), null);
   });
 
   app.post('/oauth-clients/:clientId/edit', { schema: { ...schema, params: ClientParams, body: ClientForm } }, async (request, reply) => {
     authorize(request, 'OAUTHCLIENTS.UPDATE', {});
-    return save(request, reply, 'edit', request.body, await changeable(request.params.clientId));
+    return save(request, reply, 'edit', request.body, await changeable(request, request.params.clientId));
   });
 
   // The generated secret, the one time it is shown (never stored in the clear, never cached).
@@ -239,12 +252,13 @@ export const oauthClientRoutes: FastifyPluginAsyncTypebox<{ oauthClients: OAuthC
   app.get('/oauth-clients/:clientId/delete', { schema: { ...schema, params: ClientParams } }, async (request, reply) => {
     authorize(request, 'OAUTHCLIENTS.DELETE', {});
     const ui = context(request);
-    const { clientId } = await changeable(request.params.clientId);
+    const { clientId } = await changeable(request, request.params.clientId);
     return render(request, reply, 'oauth-clients/delete', { title: ui.t('clients.deleteTitle', { clientId }), clientId });
   });
 
   app.post('/oauth-clients/:clientId/delete', { schema: { ...schema, params: ClientParams, body: CsrfForm } }, async (request, reply) => {
     authorize(request, 'OAUTHCLIENTS.DELETE', {});
+    await changeable(request, request.params.clientId);
     await oauthClients.remove(request.params.clientId, actorOf(request));
     request.log.info({ clientId: request.params.clientId }, 'oauth client deleted in the admin UI');
     return reply.redirect(`${context(request).base}/oauth-clients`, 303);

@@ -21,7 +21,8 @@ import type { OrganizationService } from '../api/organizations/service.js';
 import { USER_SORTS } from '../api/users/queries.js';
 import type { UserService } from '../api/users/service.js';
 import { MAX_PAGE_SIZE, pageOf } from '../http/paging.js';
-import { actorOf, authorizeScope, principal } from '../security/authorization.js';
+import { actorOf, principal } from '../security/authorization.js';
+import { requirePage } from './nav.js';
 import { context, render } from './context.js';
 import { formRefusal } from './errors.js';
 
@@ -57,7 +58,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<{ organizations: Orga
   };
 
   app.get('/organizations', { schema: { ...schema, querystring: ListQuery } }, async (request, reply) => {
-    authorizeScope(request, 'ORGANIZATION.READ');
+    requirePage(request, 'organizations');
     const ui = context(request);
     const list = await organizations.list(actorOf(request));
     const { deleted } = request.query;

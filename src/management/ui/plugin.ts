@@ -71,7 +71,7 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   const base = app.prefix;
   app.decorateRequest('ui', null);
   app.addHook('preValidation', uiGuard({ sessions, sessionAuth, base }));
-  app.setErrorHandler(uiErrorHandler);
+  app.setErrorHandler(uiErrorHandler(base));
 
   await app.register(contentRoutes, { logoDir });
   await app.register(signInRoutes, { signIn, sessions, sessionAuth, now });

@@ -22,6 +22,7 @@ import { hasPermission } from '../authz/oracle.js';
 import { NotFound, RadarWebApplicationException } from '../errors.js';
 import { pageOf } from '../http/paging.js';
 import { actorOf, authorize, authorizeScope, principal } from '../security/authorization.js';
+import { requirePage } from './nav.js';
 import { context, render } from './context.js';
 import { formRefusal } from './errors.js';
 import type { MessageKey } from '../i18n/translator.js';
@@ -154,7 +155,7 @@ export const sourceTypeRoutes: FastifyPluginAsyncTypebox<{ sourceTypes: SourceTy
   }
 
   app.get('/source-types', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    authorizeScope(request, 'SOURCETYPE.READ');
+    requirePage(request, 'sourceTypes');
     const ui = context(request);
     const number = request.query.page ?? 0;
     const page = pageOf({ page: number, size: PAGE_SIZE, sort: ['producer,asc', 'model,asc', 'catalogVersion,asc'] }, SORTABLE, PAGE_SIZE);

@@ -7,7 +7,9 @@
  * refused (403 page).
  *
  * Roles are edited as rows of two selects (authority, and project or organization): the user's
- * roles plus two empty rows, so more can be added without JavaScript.
+ * roles plus two empty rows, so more can be added without JavaScript. The selects offer only the
+ * authorities and referents the signed-in user may give (`roleChoices`); the service still refuses
+ * (403 page, nothing changed) a role typed into the form past them.
  */
 import { Type, type Static } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -17,12 +19,15 @@ import type { OrganizationService } from '../api/organizations/service.js';
 import type { ProjectService } from '../api/projects/service.js';
 import { AUTHORITY_DTOS } from '../api/roles/service.js';
 import type { RoleInputT } from '../api/roles/schemas.js';
+import { mayChangeRole } from '../api/roles/checks.js';
+import type { RoleRef } from '../api/roles/queries.js';
 import type { ManagedUserInputT, UserDtoT } from '../api/users/schemas.js';
 import { USER_SORTS } from '../api/users/queries.js';
 import type { UserService } from '../api/users/service.js';
 import { AccessDenied } from '../errors.js';
 import { pageOf } from '../http/paging.js';
 import { actorOf, authorizeScope, principal } from '../security/authorization.js';
+import { requirePage } from './nav.js';
 import { context, render } from './context.js';
 import { formRefusal } from './errors.js';
 import { LANGUAGES, type MessageKey } from '../i18n/translator.js';
@@ -129,20 +134,43 @@ export interface UserPagesOptions {
 }
 
 export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (app, { users, account, projects, organizations }) => {
-  /** The referents a role row may name: the projects and organizations the signed-in user sees. */
-  async function referentOptions(request: FastifyRequest) {
+  /**
+   * What the role rows offer (issue 31 item 11): the authorities and referents the signed-in user may
+   * give, by the check the API makes when the form is posted (roles/checks.ts `mayChangeRole`:
+   * ROLE.UPDATE on the role's project or organization, or a global role for a system admin role).
+   * A row's current value stays offered, so saving a user keeps the roles it has.
+   */
+  async function roleChoices(request: FastifyRequest, rows: readonly RoleRow[]) {
+    const auth = principal(request);
     const actor = actorOf(request);
-    const { items } = await projects.list({ page: 0, size: 2_147_483_647, minimized: true }, actor);
+    const ui = context(request);
+    const { items } = await projects.list({ page: 0, size: 2_147_483_647 }, actor);
     // Without ORGANIZATION.READ anywhere the list is refused: then no organization can be offered.
     const orgs = await organizations.list(actor).catch((err: unknown) => {
       if (err instanceof AccessDenied) return [];
       throw err;
     });
-    const ui = context(request);
-    return [
-      ...orgs.map((o) => ({ value: `organization:${o.name}`, label: ui.t('users.organization', { name: o.name }) })),
-      ...items.map((p) => ({ value: `project:${p.projectName}`, label: ui.t('users.project', { name: p.projectName ?? '' }) })),
-    ];
+    const role = (ref: Partial<RoleRef>): RoleRef => ({ id: 0, authorityName: '', projectId: null, organizationId: null, projectName: null, organizationName: null, projectOrganization: null, ...ref });
+    const mayGlobal = mayChangeRole(auth, role({}));
+    const current = new Set(rows.map((row) => row.referent));
+    const organizationOptions = orgs
+      .filter((o) => current.has(`organization:${o.name}`) || mayChangeRole(auth, role({ organizationName: o.name })))
+      .map((o) => ({ value: `organization:${o.name}`, label: ui.t('users.organization', { name: o.name }) }));
+    const projectOptions = (items as { projectName?: string | null; organizationName?: string | null; organization?: { name?: string } | null }[])
+      .filter((p) => {
+        const projectName = p.projectName ?? '';
+        return current.has(`project:${projectName}`)
+          || mayChangeRole(auth, role({ projectName, projectOrganization: p.organizationName ?? p.organization?.name ?? null }));
+      })
+      .map((p) => ({ value: `project:${p.projectName ?? ''}`, label: ui.t('users.project', { name: p.projectName ?? '' }) }));
+    const scopes = new Set([...(mayGlobal ? ['GLOBAL'] : []), ...(organizationOptions.length > 0 ? ['ORGANIZATION'] : []), ...(projectOptions.length > 0 ? ['PROJECT'] : [])]);
+    const held = new Set(rows.map((row) => row.authority));
+    return {
+      authorities: AUTHORITY_DTOS.filter((a) => scopes.has(a.scope) || held.has(a.name)).map((a) => a.name),
+      referents: [...organizationOptions, ...projectOptions],
+      /** The empty referent means "everywhere" only to who may give a global role. */
+      mayGlobal,
+    };
   }
 
   async function formPage(request: FastifyRequest, reply: FastifyReply, mode: 'create' | 'edit', values: FormValues, error: string | null, status = 200) {
@@ -152,7 +180,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (ap
     const roleRows = [...values.roles, ...Array.from({ length: EMPTY_ROLE_ROWS }, () => ({ authority: '', referent: '' }))];
     return render(request, reply, 'users/form', {
       title, mode, action, values, roleRows, error, languages: LANGUAGES,
-      authorities: AUTHORITY_DTOS.map((a) => a.name), referents: await referentOptions(request),
+      ...await roleChoices(request, values.roles),
     }, status);
   }
 
@@ -179,7 +207,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (ap
   }
 
   app.get('/users', { schema: { ...schema, querystring: ListQuery } }, async (request, reply) => {
-    authorizeScope(request, 'USER.READ');
+    requirePage(request, 'users');
     const ui = context(request);
     const pageNumber = request.query.page ?? 0;
     const filters = { login: request.query.login?.trim() ?? '', name: request.query.name?.trim() ?? '', email: request.query.email?.trim() ?? '' };

@@ -1,14 +1,24 @@
 /**
- * `/oauth-clients` in headless Chromium: one row per client, the protected client without an
- * enabled "Edit" or "Delete", a client created with "Generate secret" (shown once, working at
+ * `/oauth-clients` in headless Chromium: one row per client, the protected client saying so on the
+ * list and its own page, its "Edit" and "Delete" disabled with the reason as their description and
+ * its forms refused (403) saying why, a client created with "Generate secret" (shown once, working at
  * `/oauth/token`), edited and deleted as the API then sees it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { BROWSER_WAIT_MS, chromiumInstalled, screenshot, signIn } from '../../helpers/browser.js';
 import { startAdminPages, type AdminPages } from '../../helpers/admin-pages.js';
 import { basic, unique } from '../../helpers/management-api.js';
 import { requires } from '../../helpers/requires.js';
+
+const WHY = 'A protected client, such as the admin UI\'s own, cannot be edited or deleted, here or through the API.';
+
+/** The text of the elements an element's `aria-describedby` names: what a screen reader reads after its name. */
+const descriptionOf = (locator: Locator) => locator.evaluate((element) => {
+  const doc = (globalThis as unknown as { document: { getElementById(id: string): { textContent: string | null } | null } }).document;
+  return ((element as unknown as { getAttribute(name: string): string | null }).getAttribute('aria-describedby') ?? '')
+    .split(/\s+/).map((id: string) => doc.getElementById(id)?.textContent ?? '').join(' ').trim();
+});
 
 describe('admin UI: OAuth clients', requires(chromiumInstalled), () => {
   let ui: AdminPages;
@@ -28,15 +38,38 @@ describe('admin UI: OAuth clients', requires(chromiumInstalled), () => {
     expect(await page.getByRole('row').count()).toBe(listed.length + 1);
 
     const frontend = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'ManagementPortalapp', exact: true }) });
-    expect(await frontend.getByRole('cell', { name: 'protected' }).count()).toBe(1);
+    expect(await frontend.getByRole('cell', { name: 'Protected', exact: true }).count()).toBe(1);
     expect(await frontend.getByRole('link', { name: 'Edit' }).count()).toBe(0);
     expect(await frontend.getByRole('link', { name: 'Delete' }).count()).toBe(0);
-    expect(await frontend.getByRole('button', { name: 'Edit' }).isDisabled()).toBe(true);
-    expect(await frontend.getByRole('button', { name: 'Delete' }).isDisabled()).toBe(true);
+    for (const name of ['Edit', 'Delete']) {
+      const button = frontend.getByRole('button', { name });
+      expect(await button.isDisabled()).toBe(true);
+      expect(await descriptionOf(button)).toBe(WHY);
+    }
     await screenshot(page, 'oauth-clients-list');
 
-    const res = await fetch(`${ui.t.base}/oauth-clients/ManagementPortalapp/edit`, { headers: { cookie: await cookieHeader(page) } });
-    expect(res.status).toBe(403);
+    // Its own page says it is protected, with the same disabled controls.
+    await frontend.getByRole('link', { name: 'ManagementPortalapp' }).click();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('OAuth client ManagementPortalapp');
+    expect(await page.getByText(WHY).count()).toBe(1);
+    expect(await descriptionOf(page.getByRole('button', { name: 'Edit' }))).toBe(WHY);
+    expect(await page.getByRole('link', { name: 'Edit' }).count()).toBe(0);
+
+    // Its forms, opened anyway, say why they are refused (as the API refuses the change: 403).
+    for (const form of ['edit', 'delete']) {
+      const res = await fetch(`${ui.t.base}/oauth-clients/ManagementPortalapp/${form}`, { headers: { cookie: await cookieHeader(page), accept: 'text/html' } });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain('The OAuth client ManagementPortalapp is protected: it cannot be edited or deleted.');
+    }
+  });
+
+  it('an unprotected client\'s page links to its forms', async () => {
+    const clientId = unique('ui-plain');
+    expect((await ui.api.call('POST', '/api/oauth-clients', { bearer: ui.adminToken, body: { clientId, scope: ['SUBJECT.READ'], resourceIds: ['res_ManagementPortal'], authorizedGrantTypes: ['client_credentials'] } })).status).toBe(201);
+    await page.goto(`${ui.t.base}/oauth-clients/${clientId}`);
+    expect(await page.getByText(WHY).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Edit' }).getAttribute('href')).toBe(`/managementportal/oauth-clients/${clientId}/edit`);
+    expect(await page.getByRole('button', { name: 'Edit' }).count()).toBe(0);
   });
 
   it('creates a client with a generated secret, shown once, that works for client_credentials; then edits and deletes it', async () => {

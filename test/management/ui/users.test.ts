@@ -100,13 +100,23 @@ describe('admin UI: users', requires(chromiumInstalled), () => {
     expect((await user(login)).status).toBe(404);
   });
 
-  it('a project admin gets the 403 page for creating a system admin, as from the API', async () => {
+  it('a project admin is not offered the system admin role, and gets the 403 page for posting it anyway, as from the API', async () => {
     const projectAdmin = await ui.api.userWithRole('ROLE_PROJECT_ADMIN', { project: project.projectName });
     const other = await ui.signedIn(projectAdmin.login, 'Passw0rd');
     await other.goto(`${ui.t.base}/users/new`);
     const login = unique('ui-sys');
     await other.getByLabel('Login').fill(login);
-    await other.getByLabel('Role 1', { exact: true }).selectOption('ROLE_SYS_ADMIN');
+    const role = other.getByLabel('Role 1', { exact: true });
+    expect(await role.locator('option[value="ROLE_SYS_ADMIN"]').count()).toBe(0);
+    // A crafted post: the option put back into the page.
+    await role.evaluate((select) => {
+      const doc = (globalThis as unknown as { document: { createElement(tag: string): { value: string; textContent: string } } }).document;
+      const option = doc.createElement('option');
+      option.value = 'ROLE_SYS_ADMIN';
+      option.textContent = 'ROLE_SYS_ADMIN';
+      (select as unknown as { append(node: unknown): void }).append(option);
+    });
+    await role.selectOption('ROLE_SYS_ADMIN');
     const [response] = await Promise.all([other.waitForResponse((r) => r.request().method() === 'POST'), other.getByRole('button', { name: 'Save' }).click()]);
     expect(response.status()).toBe(403);
     await screenshot(other, 'users-denied');

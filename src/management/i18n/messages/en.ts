@@ -17,6 +17,7 @@ import { usersEn } from './users.en.js';
 import { groupsEn } from './groups.en.js';
 import { projectSourcesEn } from './project-sources.en.js';
 import { listsEn } from './lists.en.js';
+import { formsNavEn } from './forms-nav.en.js';
 
 export const coreEn = {
   // Layout and navigation
@@ -79,6 +80,7 @@ export const en = {
   ...groupsEn,
   ...projectSourcesEn,
   ...listsEn,
+  ...formsNavEn,
 };
 
 export type MessageKey = keyof typeof en;

@@ -18,6 +18,7 @@ import { usersNl } from './users.nl.js';
 import { groupsNl } from './groups.nl.js';
 import { projectSourcesNl } from './project-sources.nl.js';
 import { listsNl } from './lists.nl.js';
+import { formsNavNl } from './forms-nav.nl.js';
 
 const core: Record<keyof typeof coreEn, string> = {
   'app.title': 'RADAR-base ManagementPortal',
@@ -75,4 +76,5 @@ export const nl: Partial<Record<MessageKey, string>> = {
   ...groupsNl,
   ...projectSourcesNl,
   ...listsNl,
+  ...formsNavNl,
 };

@@ -11,6 +11,7 @@ import type { ProjectService } from '../../api/projects/service.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { NotFound } from '../../errors.js';
 import { actorOf, type Actor } from '../../security/authorization.js';
+import { requirePage } from '../nav.js';
 import { context, render } from '../context.js';
 import type { NotificationDesk } from './desk.js';
 import type { Translate } from '../../i18n/translator.js';
@@ -45,6 +46,7 @@ export const notificationPages: FastifyPluginAsyncTypebox<{ projects: ProjectSer
   };
 
   app.get('/notifications', { schema: hide }, async (request, reply) => {
+    requirePage(request, 'notifications');
     const ui = context(request);
     const { items } = await projects.list({ page: 0, size: 2_147_483_647, minimized: true }, actorOf(request));
     const names = items.map((project) => project.projectName ?? '').filter(Boolean).sort((a, b) => a.localeCompare(b));
