@@ -239,6 +239,23 @@ describe('/audits filters', () => {
     })));
   });
 
+  it('filters a target\'s events by date (the dates compared as an expression when a target is named)', async () => {
+    const dated = unique('dated');
+    const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
+    await t.app.db.db.insert(auditEvents).values([10, 5, 1].map((n) => ({
+      principal: 'carol', eventType: 'ENTITY_UPDATED', targetType: 'subject', targetId: dated, eventDate: daysAgo(n), data: { daysAgo: String(n) },
+    })));
+    const day = (d: Date) => d.toISOString().slice(0, 10);
+    const daysOf = async (query: string) => {
+      const res = await mp.call('GET', `/management/audits?targetType=subject&target=${dated}${query}`, { bearer: admin });
+      expect(res.status).toBe(200);
+      return (res.body as Json[]).map((e) => e.data.daysAgo);
+    };
+    expect(await daysOf('')).toEqual(['10', '5', '1']);
+    expect(await daysOf(`&fromDate=${day(daysAgo(6))}`)).toEqual(['5', '1']);
+    expect(await daysOf(`&fromDate=${day(daysAgo(6))}&toDate=${day(daysAgo(3))}`)).toEqual(['5']);
+  });
+
   it('filters the management endpoint by target, kind and actor', async () => {
     const res = await mp.call('GET', `/management/audits?targetType=subject&target=${target}&principal=alice&type=ENTITY_UPDATED&size=100`, { bearer: admin });
     expect(res.status).toBe(200);

@@ -1,5 +1,5 @@
 /** Reading audit events (audit-log.ts writes them) for `/management/audits`. */
-import { and, asc, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../platform/database.js';
 import type { Page } from '../../http/paging.js';
 import { auditEvents, type AuditEventRow } from '../../schema.js';
@@ -26,8 +26,15 @@ export interface AuditFilter {
 
 function whereOf(filter: AuditFilter): SQL | undefined {
   const conditions: SQL[] = [];
-  if (filter.from) conditions.push(gte(auditEvents.eventDate, filter.from));
-  if (filter.until) conditions.push(lt(auditEvents.eventDate, filter.until));
+  // With a target, its index finds the target's few events and the dates only filter those. Compared
+  // as the bare column, the dates matched the date index too, and the prepared statement's generic
+  // plan (which cannot see how wide the range is) combined both indexes: a bitmap of every event in
+  // the range, ~300 ms a page over 1,000,000 events (bench/ui-audit-page.mjs). An expression of the
+  // column keeps the date index out of such a plan.
+  const since = (at: Date) => (filter.targetId ? sql`${auditEvents.eventDate} + interval '0 s' >= ${at.toISOString()}::timestamptz` : gte(auditEvents.eventDate, at));
+  const before = (at: Date) => (filter.targetId ? sql`${auditEvents.eventDate} + interval '0 s' < ${at.toISOString()}::timestamptz` : lt(auditEvents.eventDate, at));
+  if (filter.from) conditions.push(since(filter.from));
+  if (filter.until) conditions.push(before(filter.until));
   if (filter.type) conditions.push(eq(auditEvents.eventType, filter.type));
   if (filter.principal) conditions.push(eq(auditEvents.principal, filter.principal));
   if (filter.targetType) conditions.push(eq(auditEvents.targetType, filter.targetType));
