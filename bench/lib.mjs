@@ -241,3 +241,28 @@ export async function measureLoad({ label, url, connections, seconds, request, p
   assertAll2xx(label, r);
   return { requestsPerSecond: Math.round(r.requests.average), latencyMs: { p50: r.latency.p50, p99: r.latency.p99 }, coresUsed };
 }
+
+/** The `_csrf` token of an admin UI form page. */
+export const csrfOf = (html) => /name="_csrf" value="([^"]+)"/.exec(html)[1];
+
+/**
+ * `count` signed-in admin UI sessions, as that many browsers would get them at `base`/login (base:
+ * the management context, e.g. `${service.base}/managementportal`); their session cookies
+ * (`name=value`), each distinct. Any other answer than the sign-in's 303 fails the run.
+ */
+export async function signInSessions(base, password, count) {
+  const cookieOf = (res) => res.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.includes('=')) ?? '';
+  const cookies = [];
+  for (let i = 0; i < count; i++) {
+    const form = await expect2xx('login page', fetch(`${base}/login`));
+    const res = await fetch(`${base}/login`, {
+      method: 'POST', redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieOf(form) },
+      body: new URLSearchParams({ _csrf: csrfOf(await form.text()), username: 'admin', password }),
+    });
+    if (res.status !== 303) throw new BenchFailure(`sign-in answered ${res.status}`);
+    cookies.push(cookieOf(res));
+  }
+  if (new Set(cookies).size !== count) throw new BenchFailure(`the ${count} sign-ins gave only ${new Set(cookies).size} distinct sessions`);
+  return cookies;
+}

@@ -10,7 +10,7 @@
 //   node bench/ui-audit-page.mjs [seconds=10] [connections=20] [rounds=ROUNDS or 3]
 import postgres from 'postgres';
 import {
-  alternatingRounds, BenchFailure, expect2xx, exitOnBenchFailure, freshDatabase, machine, measureLoad, median, prodEnv, roundsArg, startService,
+  alternatingRounds, BenchFailure, expect2xx, exitOnBenchFailure, freshDatabase, machine, measureLoad, median, prodEnv, roundsArg, signInSessions, startService,
 } from './lib.mjs';
 
 exitOnBenchFailure();
@@ -52,19 +52,7 @@ try {
   const seedMs = Math.round(performance.now() - seeded);
 
   const base = `${service.base}/managementportal`;
-  const cookieOf = (res) => res.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.includes('=')) ?? '';
-  const csrfOf = (html) => /name="_csrf" value="([^"]+)"/.exec(html)[1];
-  const cookies = [];
-  for (let i = 0; i < sessions; i++) {
-    const form = await expect2xx('login page', fetch(`${base}/login`));
-    const res = await fetch(`${base}/login`, {
-      method: 'POST', redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieOf(form) },
-      body: new URLSearchParams({ _csrf: csrfOf(await form.text()), username: 'admin', password: ADMIN_PASSWORD }),
-    });
-    if (res.status !== 303) throw new BenchFailure(`sign-in answered ${res.status}`);
-    cookies.push(cookieOf(res));
-  }
+  const cookies = await signInSessions(base, ADMIN_PASSWORD, sessions);
   const get = (path) => expect2xx(path, fetch(`${base}${path}`, { headers: { cookie: cookies[0] } }));
 
   // The same filter for both: one subject, the seeded days.

@@ -9,7 +9,7 @@
 // does a page that does not list the API's 20 subjects or is over 150 KB with its CSS and JS.
 //   node bench/ui-project-page.mjs [seconds=10] [connections=20] [subjects=100000] [rounds=ROUNDS or 3]
 import {
-  alternatingRounds, BenchFailure, expect2xx, exitOnBenchFailure, freshDatabase, machine, measureLoad, median, prodEnv, roundsArg, seedBigProject, startService,
+  alternatingRounds, BenchFailure, expect2xx, exitOnBenchFailure, freshDatabase, machine, measureLoad, median, prodEnv, roundsArg, seedBigProject, signInSessions, startService,
 } from './lib.mjs';
 
 exitOnBenchFailure();
@@ -33,21 +33,7 @@ try {
 
   // Signed-in sessions, as `sessions` browsers would get them at /login.
   const base = `${service.base}/managementportal`;
-  const cookieOf = (res) => res.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.includes('=')) ?? '';
-  const cookies = [];
-  for (let i = 0; i < sessions; i++) {
-    const form = await expect2xx('login page', fetch(`${base}/login`));
-    const anonymous = cookieOf(form);
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())[1];
-    const res = await fetch(`${base}/login`, {
-      method: 'POST', redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: anonymous },
-      body: new URLSearchParams({ _csrf: csrf, username: 'admin', password: ADMIN_PASSWORD }),
-    });
-    if (res.status !== 303) throw new BenchFailure(`sign-in answered ${res.status}`);
-    cookies.push(cookieOf(res));
-  }
-  if (new Set(cookies).size !== sessions) throw new BenchFailure(`the ${sessions} sign-ins gave only ${new Set(cookies).size} distinct sessions`);
+  const cookies = await signInSessions(base, ADMIN_PASSWORD, sessions);
 
   const lastCursor = `last.id=${cursor.id}&last.login=${encodeURIComponent(cursor.login)}`;
   const paths = {

@@ -8,7 +8,7 @@
 // (exit 1), and so does a page that does not show the 50 revisions or is over 150 KB with its CSS and JS.
 //   node bench/ui-subject-page.mjs [seconds=10] [connections=20] [rounds=ROUNDS or 3]
 import {
-  alternatingRounds, BenchFailure, expect2xx, exitOnBenchFailure, freshDatabase, machine, measureLoad, median, prodEnv, roundsArg, seedBigProject, startService,
+  alternatingRounds, BenchFailure, csrfOf, expect2xx, exitOnBenchFailure, freshDatabase, machine, measureLoad, median, prodEnv, roundsArg, seedBigProject, signInSessions, startService,
 } from './lib.mjs';
 
 exitOnBenchFailure();
@@ -33,21 +33,7 @@ try {
   const login = 'bench-0000001';
 
   const base = `${service.base}/managementportal`;
-  const cookieOf = (res) => res.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.includes('=')) ?? '';
-  const csrfOf = (html) => /name="_csrf" value="([^"]+)"/.exec(html)[1];
-  const cookies = [];
-  for (let i = 0; i < sessions; i++) {
-    const form = await expect2xx('login page', fetch(`${base}/login`));
-    const anonymous = cookieOf(form);
-    const res = await fetch(`${base}/login`, {
-      method: 'POST', redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: anonymous },
-      body: new URLSearchParams({ _csrf: csrfOf(await form.text()), username: 'admin', password: ADMIN_PASSWORD }),
-    });
-    if (res.status !== 303) throw new BenchFailure(`sign-in answered ${res.status}`);
-    cookies.push(cookieOf(res));
-  }
-  if (new Set(cookies).size !== sessions) throw new BenchFailure(`the ${sessions} sign-ins gave only ${new Set(cookies).size} distinct sessions`);
+  const cookies = await signInSessions(base, ADMIN_PASSWORD, sessions);
   const get = (path) => expect2xx(path, fetch(`${base}${path}`, { headers: { cookie: cookies[0] } }));
 
   // 50 revisions, each an edit through the "Edit subject" form (external ID and an attribute).
