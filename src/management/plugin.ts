@@ -163,7 +163,10 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   app.setErrorHandler(createErrorHandler(managementErrorFormat));
   // A browser's request for an unknown page of the UI: the UI's 404 (or 405) page, not the API's JSON.
   const uiRouteIndex = createPageRouteIndex();
-  const pageFallback = createPageFallback({ base: app.prefix, apiPaths: MANAGEMENT_API_PATHS, routes: uiRouteIndex });
+  // With a signed-in session the page has that user's navbar (`sessionAuth` is built below, before any request).
+  const pageFallback = createPageFallback({
+    base: app.prefix, apiPaths: MANAGEMENT_API_PATHS, routes: uiRouteIndex, signedIn: (request) => sessionAuth.signedInOf(request),
+  });
   app.setNotFoundHandler((request, reply) => {
     if (pageFallback.covers(request)) return pageFallback.notFound(request, reply);
     reply.code(404).send({ message: 'error.notFound', description: `No endpoint ${request.method} ${request.url.split('?')[0]}`, fieldErrors: null });
