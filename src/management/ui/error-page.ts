@@ -109,7 +109,7 @@ export interface PageFallback {
   /** The 404 page, or 405 with `Allow` when the path is a page taking other methods. */
   notFound(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
   /** The page of a router error (`frameworkErrors`) with its status. */
-  routerError(request: FastifyRequest, reply: FastifyReply, status: number, code: string): FastifyReply;
+  routerError(request: FastifyRequest, reply: FastifyReply, status: number, code: string): Promise<FastifyReply>;
 }
 
 export function createPageFallback({ base, apiPaths, routes, signedIn }: PageFallbackOptions): PageFallback {
@@ -129,8 +129,8 @@ export function createPageFallback({ base, apiPaths, routes, signedIn }: PageFal
       if (methods.length === 0) return sendErrorPage(request, reply, ui, 404, ui.t('error.404'));
       return sendErrorPage(request, reply.header('allow', methods.join(', ')), ui, 405, ui.t('errorPage.405'));
     },
-    routerError(request, reply, status, code) {
-      const ui = bareContext(request, prefix);
+    async routerError(request, reply, status, code) {
+      const ui = await errorContext(request, prefix, signedIn);
       return sendErrorPage(request, reply, ui, status, ui.t(ROUTER_MESSAGES[code] ?? (status >= 500 ? 'error.500' : 'error.400')));
     },
   };

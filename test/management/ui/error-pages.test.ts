@@ -6,7 +6,7 @@
  * kind no page takes (415), the router's own errors (a malformed URL 400, an over-long path
  * parameter 414), a bug (500) and the database unreachable (503). The API's paths, and clients
  * not asking for HTML, keep the API's JSON bodies. A page answered outside a page's scope (an
- * unknown path, a wrong method, a body refused before the page's guard) shows the signed-in user's
+ * unknown path, a wrong method, a router error, a body refused before the page's guard) shows the signed-in user's
  * navbar, as every other page does.
  */
 import { eq } from 'drizzle-orm';
@@ -113,7 +113,7 @@ describe('the navbar of an error page outside a page\'s scope', () => {
     signOut: body.includes('action="/managementportal/logout"'),
   });
 
-  it('is the signed-in user\'s on a 404, a 405 and a 413 page: the same links as its other pages, and Sign out', async () => {
+  it('is the signed-in user\'s on a 404, 405, 400 (malformed URL), 414 and 413 page: the same links as its other pages, and Sign out', async () => {
     const project = await aProjectIn(t.app.db.db, await anOrganization(t.app.db.db));
     const analyst = await mc.userWithRole('ROLE_PROJECT_ANALYST', { project: project.projectName });
     const ui = uiClient(t.app, BASE, HTML);
@@ -132,6 +132,15 @@ describe('the navbar of an error page outside a page\'s scope', () => {
     const wrongMethod = await t.app.inject({ method: 'PUT', url: `${BASE}/users`, headers: { ...HTML, cookie: [...ui.jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
     expect(wrongMethod.statusCode).toBe(405);
     expect(navbarOf(wrongMethod.body).links).toEqual(home.links);
+
+    // The router's own errors, before any route: a malformed URL, an over-long path parameter.
+    const malformed = await ui.get('/projects/%E0%A4%A');
+    expect(malformed.status).toBe(400);
+    expect(errorPageOf({ statusCode: malformed.status, headers: malformed.headers, body: malformed.body })).toBe('The address is not valid.');
+    expect(navbarOf(malformed.body).links).toEqual(home.links);
+    const long = await ui.get(`/projects/${'x'.repeat(300)}`);
+    expect(long.status).toBe(414);
+    expect(navbarOf(long.body).links).toEqual(home.links);
 
     // A body refused by its parser, before the page's guard read the session.
     const big = await ui.post('/account/settings', { _csrf: 'x', firstName: 'x'.repeat(2000) });
@@ -163,6 +172,7 @@ describe('the navbar of an error page outside a page\'s scope', () => {
   it('is absent for a visitor, a tampered session cookie and a signed-out session', async () => {
     const visitor = await inject('GET', `${BASE}/no-such-page`);
     expect(navbarOf(visitor.body)).toEqual({ links: [], signOut: false });
+    expect(navbarOf((await inject('GET', `${BASE}/projects/%E0%A4%A`)).body)).toEqual({ links: [], signOut: false });
 
     const ui = uiClient(t.app, BASE, HTML);
     expect((await ui.signIn()).status).toBe(303);
