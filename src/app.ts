@@ -19,7 +19,7 @@ import { managementErrorFormat } from './management/errors.js';
 import { codeDocsPlugin } from './platform/code-docs.js';
 import { ajvOptions, perPartSchemaController } from './platform/validation.js';
 import { appserverNotificationDesk, appserverPlugin, readRadarIsConfig, seedAppserverDemoData, type ProtocolSource } from './appserver/plugin.js';
-import { loadManagementKeys, localTokenAuthority, MANAGEMENT_API_PATHS, managementRouterErrorPage, managementPlugin, managementSettings } from './management/plugin.js';
+import { loadManagementKeys, localTokenAuthority, MANAGEMENT_API_PATHS, managementPlugin, managementRouterErrorPages, managementSettings } from './management/plugin.js';
 import { httpSecurityPlugin } from './platform/http-security.js';
 
 export interface BuildOptions {
@@ -47,6 +47,8 @@ export interface BuildOptions {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   if (config.sentryDsn) (await import('./platform/sentry.js')).initSentry({ ...config, sentryDsn: config.sentryDsn });
   const destinations = options.logger ? [] : await logDestinations(config);
+  // The admin UI's pages of the router's errors; the management plugin gives them its sessions.
+  const routerErrorPages = managementRouterErrorPages(config.managementportalContextPath);
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel, logStream(destinations, config.logLevel)),
     childLoggerFactory: requestLoggerFactory,
@@ -64,7 +66,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // A malformed URL or an over-long path parameter: the error body of the domain it falls in.
     frameworkErrors: routerErrorHandler([
       { prefix: config.appserverContextPath, format: appserverErrorFormat },
-      { prefix: config.managementportalContextPath, format: managementErrorFormat, page: managementRouterErrorPage(config.managementportalContextPath) },
+      { prefix: config.managementportalContextPath, format: managementErrorFormat, page: routerErrorPages.page },
       { prefix: '/actuator', format: actuatorErrorFormat },
     ]),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -113,7 +115,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The admin UI's notification pages read and send through the app server (the domains meet only here).
   const notificationDesk = appserverNotificationDesk(app.db.db, app.events, config);
-  await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk, now: options.managementNow, operations: app.operations });
+  await app.register(managementPlugin, { prefix: config.managementportalContextPath, settings: management, keys: managementKeys, demoData, notificationDesk, now: options.managementNow, operations: app.operations, routerErrorPages });
   // The app server verifies this process's tokens with the management keys directly (no HTTP).
   await app.register(appserverPlugin, { prefix: config.appserverContextPath, tokenAuthority: localTokenAuthority(app.db.db, managementKeys), radarIs, protocolSource: options.protocolSource });
   // Beside the app server's API, outside its scope: the code documentation needs no token.

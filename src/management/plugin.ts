@@ -54,7 +54,7 @@ import { createPairingService } from './pairing/service.js';
 import { managementApi } from './api/routes.js';
 import { registerPageSupport } from './pages.js';
 import { adminUi } from './ui/plugin.js';
-import { createPageFallback, createPageRouteIndex } from './ui/error-page.js';
+import { createPageFallback, createPageRouteIndex, type SignedInOf } from './ui/error-page.js';
 import { createShownOnce } from './ui/shown-once.js';
 import type { NotificationDesk } from './ui/notifications/desk.js';
 import { createPasswordSignIn } from './oauth/sign-in.js';
@@ -105,14 +105,29 @@ export { localTokenAuthority, type LocalTokenAuthority } from './oauth/resource-
  */
 export const MANAGEMENT_API_PATHS = ['/api', '/management', '/.well-known', '/oauth/token', '/oauth/token_key', '/oauth/check_token', '/oauth/introspect', '/oauth/revoke'] as const;
 
+/** The pages of the router's errors under the domain's prefix (app.ts `frameworkErrors`). */
+export interface ManagementRouterErrorPages {
+  /** The UI's error page for a browser on a page's path, else undefined (the API's body). */
+  page(request: FastifyRequest, reply: FastifyReply, status: number, code: string): Promise<FastifyReply> | undefined;
+  /** Called by the domain's plugin once its sessions exist: a signed-in user's page then has its navbar. */
+  readSessionsWith(signedIn: SignedInOf): void;
+}
+
 /**
- * The router's errors (a malformed URL, an over-long path parameter) under the domain's prefix:
- * the UI's error page for a browser on a page's path (app.ts `frameworkErrors`), else undefined.
+ * The router's errors (a malformed URL, an over-long path parameter) come before any route, so
+ * before the domain's plugin is known: app.ts builds these pages with the Fastify instance, and
+ * `managementPlugin` (option `routerErrorPages`) hands them its session reader when it starts.
  */
-export function managementRouterErrorPage(base: string) {
-  const fallback = createPageFallback({ base, apiPaths: MANAGEMENT_API_PATHS, routes: createPageRouteIndex() });
-  return (request: FastifyRequest, reply: FastifyReply, status: number, code: string) =>
-    fallback.covers(request) ? fallback.routerError(request, reply, status, code) : undefined;
+export function managementRouterErrorPages(base: string): ManagementRouterErrorPages {
+  let sessionReader: SignedInOf | undefined;
+  const fallback = createPageFallback({
+    base, apiPaths: MANAGEMENT_API_PATHS, routes: createPageRouteIndex(),
+    signedIn: async (request) => sessionReader?.(request),
+  });
+  return {
+    page: (request, reply, status, code) => (fallback.covers(request) ? fallback.routerError(request, reply, status, code) : undefined),
+    readSessionsWith(signedIn) { sessionReader = signedIn; },
+  };
 }
 
 export const DEFAULT_KEY_STORE = 'config/keystore.p12';
@@ -151,9 +166,11 @@ export interface ManagementPluginOptions {
   notificationDesk?: NotificationDesk | undefined;
   /** The operational endpoints the actuator serves, served again under `/management` (undefined: not served). */
   operations?: Operations | undefined;
+  /** The router's error pages (app.ts `frameworkErrors`), to be given the session reader. */
+  routerErrorPages?: ManagementRouterErrorPages | undefined;
 }
 
-export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { settings, keys, now = Date.now, demoData = false, notificationDesk, operations }) => {
+export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = async (app, { settings, keys, now = Date.now, demoData = false, notificationDesk, operations, routerErrorPages }) => {
   const db: Database = app.db.db;
   const log = app.logLevels.component('management');
 
@@ -163,7 +180,10 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   app.setErrorHandler(createErrorHandler(managementErrorFormat));
   // A browser's request for an unknown page of the UI: the UI's 404 (or 405) page, not the API's JSON.
   const uiRouteIndex = createPageRouteIndex();
-  const pageFallback = createPageFallback({ base: app.prefix, apiPaths: MANAGEMENT_API_PATHS, routes: uiRouteIndex });
+  // With a signed-in session the page has that user's navbar (`sessionAuth` is built below, before any request).
+  const pageFallback = createPageFallback({
+    base: app.prefix, apiPaths: MANAGEMENT_API_PATHS, routes: uiRouteIndex, signedIn: (request) => sessionAuth.signedInOf(request),
+  });
   app.setNotFoundHandler((request, reply) => {
     if (pageFallback.covers(request)) return pageFallback.notFound(request, reply);
     reply.code(404).send({ message: 'error.notFound', description: `No endpoint ${request.method} ${request.url.split('?')[0]}`, fieldErrors: null });
@@ -209,6 +229,7 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
   const sessions = createSessionStore({ db, now, ttlSeconds: settings.ui.sessionTimeoutSeconds, maxAgeSeconds: settings.ui.sessionMaxAgeSeconds, audit });
   const sessionSecret = await resolveSessionSecret(db, settings.sessionSecret);
   const sessionAuth = createSessionAuth({ db, sessions, secret: sessionSecret });
+  routerErrorPages?.readSessionsWith((request) => sessionAuth.signedInOf(request));
   const bearer = createBearerAuth({ db, verifier: signing, now, session: sessionAuth });
   app.decorateRequest('mpAuth', null);
 

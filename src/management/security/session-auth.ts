@@ -66,6 +66,13 @@ export interface SessionAuth {
    * forms themselves); undefined when the user is gone or deactivated.
    */
   principalOfUser(login: string): Promise<MpAuth | undefined>;
+  /**
+   * The request's signed-in session and its user's principal, as the admin UI's guard loads them,
+   * for a page answered outside the pages' scope (which parses no cookies): the error page of an
+   * unknown path shows the navbar. Undefined without a cookie, for a tampered one, or without a
+   * live session of a user who may use the admin UI; never throws for what the request carries.
+   */
+  signedInOf(request: FastifyRequest): Promise<{ session: Session; auth: MpAuth } | undefined>;
 }
 
 const firstHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
@@ -117,6 +124,13 @@ export function createSessionAuth(deps: SessionAuthDeps): SessionAuth {
       return { ...auth, sessionId: session.id };
     },
     principalOfUser,
+    async signedInOf(request) {
+      const session = await sessionOf(request);
+      if (!session?.userLogin) return undefined;
+      const auth = await principalOfUser(session.userLogin);
+      if (!auth || !mayUseAdminUi(auth)) return undefined;
+      return { session, auth: { ...auth, sessionId: session.id, address: request.ip } };
+    },
     async signOut(request) {
       const session = await sessionOf(request);
       if (!session) return false;

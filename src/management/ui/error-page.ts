@@ -6,11 +6,15 @@
  * error page with the message and a link back; anything else keeps the API's JSON body.
  *
  * These requests never reach the pages scope (no session cookie parser, no `reply.view`): the page
- * is rendered with an Eta of its own over the same templates, in the language of the `lang` cookie
- * or the browser's, without the navbar (the session is not read).
+ * is rendered with an Eta of its own over the same templates. With a signed-in session (read from
+ * the raw cookie by `signedIn`) it has the navbar of that user, as every other page, in the
+ * language of the `lang` cookie, the account or the browser; without one (or when the session
+ * cannot be read) it is the page of a visitor, in the cookie's or the browser's language.
  */
 import { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { MpAuth } from '../security/principal.js';
+import type { Session } from '../session/sessions.js';
 import { LANGUAGE_COOKIE, languageOf, translator, type MessageKey } from '../i18n/translator.js';
 import { VIEWS } from '../pages.js';
 import { pageData, pageHeaders, type UiContext } from './context.js';
@@ -30,6 +34,29 @@ function rawCookie(header: string | undefined, name: string): string | undefined
 export function bareContext(request: FastifyRequest, base: string): UiContext {
   const lang = languageOf({ cookie: rawCookie(request.headers.cookie, LANGUAGE_COOKIE), acceptLanguage: request.headers['accept-language'] });
   return { base, session: undefined, auth: undefined, lang, t: translator(lang) };
+}
+
+/** The signed-in session of a request and its user (`SessionAuth.signedInOf`); undefined for a visitor. */
+export type SignedInOf = (request: FastifyRequest) => Promise<{ session: Session; auth: MpAuth } | undefined>;
+
+/**
+ * The context of a request no page's scope saw: the signed-in user's (so the page has its navbar)
+ * when `signedIn` finds a session, else `bareContext`. A failure to read the session (the database
+ * unreachable) is logged and gives the visitor's page: an error page must not fail itself.
+ */
+export async function errorContext(request: FastifyRequest, base: string, signedIn: SignedInOf | undefined): Promise<UiContext> {
+  const bare = bareContext(request, base);
+  if (!signedIn) return bare;
+  let found: Awaited<ReturnType<SignedInOf>>;
+  try {
+    found = await signedIn(request);
+  } catch (error) {
+    request.log.warn({ code: (error as { code?: unknown }).code }, 'error page: session not read');
+    return bare;
+  }
+  if (!found) return bare;
+  const lang = languageOf({ cookie: rawCookie(request.headers.cookie, LANGUAGE_COOKIE), account: found.auth.langKey, acceptLanguage: request.headers['accept-language'] });
+  return { base, session: found.session, auth: found.auth, lang, t: translator(lang) };
 }
 
 /** Renders `views/ui/error.eta` in the layout with `ui`, outside any page's scope. */
@@ -70,6 +97,8 @@ export interface PageFallbackOptions {
   /** The API's paths below `base` (never answered with a page). */
   apiPaths: readonly string[];
   routes: PageRouteIndex;
+  /** Reads the request's signed-in session (the navbar of its user); without it every page is a visitor's. */
+  signedIn?: SignedInOf;
 }
 
 const ROUTER_MESSAGES: Readonly<Record<string, MessageKey>> = { FST_ERR_BAD_URL: 'errorPage.badUrl', FST_ERR_MAX_PARAM_LENGTH: 'errorPage.414' };
@@ -78,12 +107,12 @@ export interface PageFallback {
   /** Whether a request is a browser's on a path of the UI (so its error is a page). */
   covers(request: FastifyRequest): boolean;
   /** The 404 page, or 405 with `Allow` when the path is a page taking other methods. */
-  notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply;
+  notFound(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
   /** The page of a router error (`frameworkErrors`) with its status. */
-  routerError(request: FastifyRequest, reply: FastifyReply, status: number, code: string): FastifyReply;
+  routerError(request: FastifyRequest, reply: FastifyReply, status: number, code: string): Promise<FastifyReply>;
 }
 
-export function createPageFallback({ base, apiPaths, routes }: PageFallbackOptions): PageFallback {
+export function createPageFallback({ base, apiPaths, routes, signedIn }: PageFallbackOptions): PageFallback {
   const prefix = base.replace(/\/+$/, '');
   const api = apiPaths.map((path) => `${prefix}${path}`);
   const pathOf = (request: FastifyRequest) => request.url.split('?')[0]!;
@@ -93,15 +122,15 @@ export function createPageFallback({ base, apiPaths, routes }: PageFallbackOptio
       if (!wantsHtml(request) || !(path === prefix || path.startsWith(`${prefix}/`))) return false;
       return !api.some((apiPath) => path === apiPath || path.startsWith(`${apiPath}/`) || path.startsWith(`${apiPath}.`));
     },
-    notFound(request, reply) {
-      const ui = bareContext(request, prefix);
+    async notFound(request, reply) {
+      const ui = await errorContext(request, prefix, signedIn);
       const methods = routes.methodsOf(pathOf(request));
       request.log.info({ status: methods.length > 0 ? 405 : 404 }, 'admin page not found');
       if (methods.length === 0) return sendErrorPage(request, reply, ui, 404, ui.t('error.404'));
       return sendErrorPage(request, reply.header('allow', methods.join(', ')), ui, 405, ui.t('errorPage.405'));
     },
-    routerError(request, reply, status, code) {
-      const ui = bareContext(request, prefix);
+    async routerError(request, reply, status, code) {
+      const ui = await errorContext(request, prefix, signedIn);
       return sendErrorPage(request, reply, ui, status, ui.t(ROUTER_MESSAGES[code] ?? (status >= 500 ? 'error.500' : 'error.400')));
     },
   };

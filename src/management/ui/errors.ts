@@ -4,14 +4,15 @@
  * body over the limit, 415 for one of a kind no page takes, 429 with `Retry-After` for too many
  * failed sign-ins, 503 with `Retry-After` while the database is unreachable), with the message and
  * a link back. A 5xx is logged and shows no detail. An error raised before the UI's guard ran (the
- * body's parser, the guard's own database read) gets the page too, without the navbar.
+ * body's parser, the guard's own database read) gets the page too: with the navbar of the signed-in
+ * user when its session can be read (`signedIn`), without it otherwise (the database unreachable).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../../platform/database.js';
 import { DomainError, errorPlace, logServerError } from '../../platform/errors.js';
 import { TooManyFailedAttempts } from '../oauth/limiter.js';
 import { CsrfRejected, render } from './context.js';
-import { bareContext, sendErrorPage } from './error-page.js';
+import { errorContext, sendErrorPage, type SignedInOf } from './error-page.js';
 import type { MessageKey } from '../i18n/translator.js';
 
 const GENERIC: Readonly<Record<number, MessageKey>> = {
@@ -23,8 +24,8 @@ export class PageRefused extends DomainError {
   constructor(status: number, message: string) { super(status, message); this.name = 'PageRefused'; }
 }
 
-export function uiErrorHandler(base: string) {
-  return function handleUiError(error: FastifyError & { status?: number }, request: FastifyRequest, reply: FastifyReply) {
+export function uiErrorHandler(base: string, signedIn?: SignedInOf) {
+  return async function handleUiError(error: FastifyError & { status?: number }, request: FastifyRequest, reply: FastifyReply) {
     if (error instanceof TooManyFailedAttempts) reply.header('retry-after', String(error.retryAfterSeconds));
     const raw = error.status ?? error.statusCode;
     const unavailable = isDatabaseUnavailable(error);
@@ -35,7 +36,8 @@ export function uiErrorHandler(base: string) {
     // As the API logs a 5xx (platform/errors.ts): method, route, and a database error's code only.
     else if (status >= 500) logServerError(request, error, 'admin page error');
     else request.log.info({ status }, 'admin page refused');
-    const ui = request.ui ?? bareContext(request, base);
+    // Before the guard no session was read: read it now (not while the database is unreachable).
+    const ui = request.ui ?? await errorContext(request, base, unavailable ? undefined : signedIn);
     const message = error instanceof CsrfRejected ? ui.t('error.csrf')
       : error instanceof TooManyFailedAttempts ? ui.t('login.limited')
         : unavailable ? ui.t('error.503')
@@ -46,7 +48,7 @@ export function uiErrorHandler(base: string) {
                   // Fastify's own errors (the body's parser: FST_ERR_CTP_*) in the page's language.
                   : error.code?.startsWith('FST_') || !error.message ? ui.t(GENERIC[status] ?? 'error.400')
                     : error.message;
-    // Before the guard (a body refused by its parser): no session was read, so the page has no navbar.
+    // Before the guard (a body refused by its parser) the pages' `reply.view` is not reached either.
     if (!request.ui) return sendErrorPage(request, reply, ui, status, message);
     return render(request, reply, 'error', { title: ui.t('error.title'), message, status }, status);
   };

@@ -39,7 +39,7 @@ import { signInRoutes } from './sign-in.js';
 
 export interface AdminUiOptions {
   sessions: SessionStore;
-  sessionAuth: Pick<SessionAuth, 'principalOfUser'>;
+  sessionAuth: Pick<SessionAuth, 'principalOfUser' | 'signedInOf'>;
   signIn: PasswordSignIn;
   now: () => number;
   /** `MANAGEMENTPORTAL_SITE_SETTINGS_HIDDEN_SUBJECT_FIELDS`: subject fields the project pages leave out. */
@@ -71,7 +71,7 @@ export const adminUi: FastifyPluginAsync<AdminUiOptions> = async (app, { session
   const base = app.prefix;
   app.decorateRequest('ui', null);
   app.addHook('preValidation', uiGuard({ sessions, sessionAuth, base }));
-  app.setErrorHandler(uiErrorHandler(base));
+  app.setErrorHandler(uiErrorHandler(base, (request) => sessionAuth.signedInOf(request)));
 
   await app.register(contentRoutes, { logoDir });
   await app.register(signInRoutes, { signIn, sessions, sessionAuth, now });

@@ -24,12 +24,13 @@ import type { RoleRef } from '../api/roles/queries.js';
 import type { ManagedUserInputT, UserDtoT } from '../api/users/schemas.js';
 import { USER_SORTS } from '../api/users/queries.js';
 import type { UserService } from '../api/users/service.js';
+import { hasScope } from '../authz/oracle.js';
 import { AccessDenied } from '../errors.js';
 import { pageOf } from '../http/paging.js';
 import { actorOf, authorizeScope, principal } from '../security/authorization.js';
 import { requirePage } from './nav.js';
 import { context, render } from './context.js';
-import { formRefusal } from './errors.js';
+import { formRefusal, PageRefused } from './errors.js';
 import { LANGUAGES, type MessageKey } from '../i18n/translator.js';
 
 const PAGE_SIZE = 50;
@@ -126,6 +127,19 @@ function inputOf(values: FormValues): ManagedUserInputT {
   };
 }
 
+/** Whether `login` is the signed-in user's own (logins are stored lower-cased). */
+const isSelf = (request: FastifyRequest, login: string) => login.toLowerCase() === principal(request).userName?.toLowerCase();
+
+/**
+ * The 403 page for deleting one's own account, which the page never offers (as the reference's
+ * user list, which disables Delete on the signed-in user's row): it would end the session doing it
+ * and could leave nobody to manage the users. The API's `DELETE /api/users/{login}` keeps the
+ * reference's behaviour.
+ */
+function refuseSelf(request: FastifyRequest, login: string): void {
+  if (isSelf(request, login)) throw new PageRefused(403, context(request).t('usersRights.deleteSelf'));
+}
+
 export interface UserPagesOptions {
   users: UserService;
   account: Pick<AccountService, 'requestActivationReset'>;
@@ -217,6 +231,13 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (ap
     const { users: list, total } = await users.list(principal(request), {
       login: filters.login || undefined, name: filters.name || undefined, email: filters.email || undefined,
     }, page);
+    // Edit, Delete and "Send activation link" only for the users the service would let this user change.
+    const auth = principal(request);
+    const allowed = await users.changesAllowed(auth, list);
+    const rows = list.map((user) => {
+      const may = allowed.get(user.login) ?? { update: false, delete: false };
+      return { ...user, mayUpdate: may.update, mayDelete: may.delete && !isSelf(request, user.login) };
+    });
     const kept = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== ''));
     const url = (params: Record<string, string>) => `${ui.base}/users?${new URLSearchParams({ ...kept, ...params }).toString()}`;
     const link = (n: number) => url({ sort, page: String(n) });
@@ -233,7 +254,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (ap
       { label: ui.t('users.actions'), sort: null },
     ];
     return render(request, reply, 'users/list', {
-      title: ui.t('users.title'), users: list, total, filters, columns, sort, sent: request.query.sent ?? null, mail: request.query.mail ?? 'queued',
+      title: ui.t('users.title'), users: rows, total, filters, columns, sort, mayCreate: hasScope(auth, 'USER.CREATE'), sent: request.query.sent ?? null, mail: request.query.mail ?? 'queued',
       shown: Math.min(total, page.offset + list.length),
       previous: pageNumber > 0 ? link(pageNumber - 1) : null,
       next: page.offset + list.length < total ? link(pageNumber + 1) : null,
@@ -262,6 +283,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (ap
 
   app.get('/users/:login/delete', { schema: { ...schema, params: LoginParams } }, async (request, reply) => {
     authorizeScope(request, 'USER.DELETE');
+    refuseSelf(request, request.params.login);
     const ui = context(request);
     const { login } = await users.getForChange(principal(request), request.params.login, 'USER.DELETE');
     return render(request, reply, 'users/delete', { title: ui.t('users.deleteTitle', { login }), login });
@@ -269,6 +291,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserPagesOptions> = async (ap
 
   app.post('/users/:login/delete', { schema: { ...schema, params: LoginParams, body: CsrfForm } }, async (request, reply) => {
     authorizeScope(request, 'USER.DELETE');
+    refuseSelf(request, request.params.login);
     await users.remove(principal(request), request.params.login);
     return reply.redirect(`${context(request).base}/users`, 303);
   });

@@ -5,18 +5,23 @@
  * (405 with `Allow`), a denied page (403), bad input (400), a body over the limit (413) or of a
  * kind no page takes (415), the router's own errors (a malformed URL 400, an over-long path
  * parameter 414), a bug (500) and the database unreachable (503). The API's paths, and clients
- * not asking for HTML, keep the API's JSON bodies.
+ * not asking for HTML, keep the API's JSON bodies. A page answered outside a page's scope (an
+ * unknown path, a wrong method, a router error, a body refused before the page's guard) shows the signed-in user's
+ * navbar, as every other page does.
  */
+import { eq } from 'drizzle-orm';
 import Fastify from 'fastify';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { managementClient } from '../../helpers/management-api.js';
-import { uiClient } from '../../helpers/ui-client.js';
+import { csrfOf, uiClient } from '../../helpers/ui-client.js';
 import { anOrganization, aProjectIn } from '../../fixtures/management.js';
 import { uiErrorHandler } from '../../../src/management/ui/errors.js';
 import { VIEWS } from '../../../src/management/pages.js';
+import { users } from '../../../src/management/schema.js';
+import { SESSION_COOKIE } from '../../../src/management/session/sessions.js';
 
 const HTML = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 const BASE = '/managementportal';
@@ -97,6 +102,91 @@ describe('outside any page (no page route matched)', () => {
     expect(dutch.body).toContain('Terug naar de startpagina');
     const cookie = await inject('GET', `${BASE}/projects/%E0%A4%A`, { ...HTML, 'accept-language': 'en', cookie: 'lang=nl' });
     expect(cookie.body).toContain('Het adres is niet geldig.');
+  });
+});
+
+describe('the navbar of an error page outside a page\'s scope', () => {
+  /** The navbar's links of a page (empty: no navbar), and whether it has "Sign out". */
+  const navbarOf = (body: string) => ({
+    // The layout's first <nav> is the navbar ("Main"; "Hoofdmenu" in Dutch).
+    links: [...(/<header class="navbar">[\s\S]*?<nav aria-label="[^"]*">([\s\S]*?)<\/nav>/.exec(body)?.[1] ?? '').matchAll(/<li><a href="[^"]*">([^<]*)<\/a><\/li>/g)].map((m) => m[1]),
+    signOut: body.includes('action="/managementportal/logout"'),
+  });
+
+  it('is the signed-in user\'s on a 404, 405, 400 (malformed URL), 414 and 413 page: the same links as its other pages, and Sign out', async () => {
+    const project = await aProjectIn(t.app.db.db, await anOrganization(t.app.db.db));
+    const analyst = await mc.userWithRole('ROLE_PROJECT_ANALYST', { project: project.projectName });
+    const ui = uiClient(t.app, BASE, HTML);
+    expect((await ui.signIn(analyst.login, 'Passw0rd')).status).toBe(303);
+    const home = navbarOf((await ui.get('/')).body);
+    expect(home.links).toEqual(['Home', 'Organizations', 'Source types', 'Notifications', 'OAuth clients', 'Account']);
+
+    const unknown = await ui.get('/no-such-page/at/all');
+    expect(unknown.status).toBe(404);
+    expect(errorPageOf({ statusCode: unknown.status, headers: unknown.headers, body: unknown.body })).toBe('Not found.');
+    expect(navbarOf(unknown.body)).toEqual({ ...home, signOut: true });
+    // Its "Sign out" form carries the session's CSRF token: it signs out.
+    const signOutToken = /action="\/managementportal\/logout"[\s\S]*?name="_csrf" value="([^"]+)"/.exec(unknown.body)?.[1];
+    expect(signOutToken).toBe(csrfOf((await ui.get('/')).body));
+
+    const wrongMethod = await t.app.inject({ method: 'PUT', url: `${BASE}/users`, headers: { ...HTML, cookie: [...ui.jar].map(([k, v]) => `${k}=${v}`).join('; ') } });
+    expect(wrongMethod.statusCode).toBe(405);
+    expect(navbarOf(wrongMethod.body).links).toEqual(home.links);
+
+    // The router's own errors, before any route: a malformed URL, an over-long path parameter.
+    const malformed = await ui.get('/projects/%E0%A4%A');
+    expect(malformed.status).toBe(400);
+    expect(errorPageOf({ statusCode: malformed.status, headers: malformed.headers, body: malformed.body })).toBe('The address is not valid.');
+    expect(navbarOf(malformed.body).links).toEqual(home.links);
+    const long = await ui.get(`/projects/${'x'.repeat(300)}`);
+    expect(long.status).toBe(414);
+    expect(navbarOf(long.body).links).toEqual(home.links);
+
+    // A body refused by its parser, before the page's guard read the session.
+    const big = await ui.post('/account/settings', { _csrf: 'x', firstName: 'x'.repeat(2000) });
+    expect(big.status).toBe(413);
+    expect(errorPageOf({ statusCode: big.status, headers: big.headers, body: big.body })).toBe('What was sent is too large.');
+    expect(navbarOf(big.body).links).toEqual(home.links);
+
+    // A system admin's has the pages an analyst's has not.
+    const admin = uiClient(t.app, BASE, HTML);
+    expect((await admin.signIn()).status).toBe(303);
+    expect(navbarOf((await admin.get('/no-such-page')).body).links).toEqual(['Home', 'Organizations', 'Source types', 'Notifications', 'Users', 'OAuth clients', 'Audits', 'Account']);
+  });
+
+  it('is in the signed-in account\'s language, the language cookie winning', async () => {
+    const project = await aProjectIn(t.app.db.db, await anOrganization(t.app.db.db));
+    const admin = await mc.userWithRole('ROLE_PROJECT_ADMIN', { project: project.projectName });
+    await t.app.db.db.update(users).set({ langKey: 'nl' }).where(eq(users.login, admin.login));
+    const ui = uiClient(t.app, BASE, { ...HTML, 'accept-language': 'en' });
+    expect((await ui.signIn(admin.login, 'Passw0rd')).status).toBe(303);
+    const dutch = await ui.get('/no-such-page');
+    expect(dutch.body).toContain('<html lang="nl"');
+    expect(dutch.body).toContain('Niet gevonden.');
+    expect(navbarOf(dutch.body).links).toContain('Gebruikers');
+    ui.jar.set('lang', 'en');
+    const english = await ui.get('/no-such-page');
+    expect(english.body).toContain('Not found.');
+  });
+
+  it('is absent for a visitor, a tampered session cookie and a signed-out session', async () => {
+    const visitor = await inject('GET', `${BASE}/no-such-page`);
+    expect(navbarOf(visitor.body)).toEqual({ links: [], signOut: false });
+    expect(navbarOf((await inject('GET', `${BASE}/projects/%E0%A4%A`)).body)).toEqual({ links: [], signOut: false });
+
+    const ui = uiClient(t.app, BASE, HTML);
+    expect((await ui.signIn()).status).toBe(303);
+    const name = SESSION_COOKIE;
+    const value = ui.jar.get(SESSION_COOKIE)!;
+    const tampered = await inject('GET', `${BASE}/no-such-page`, { ...HTML, cookie: `${name}=${value.slice(0, -3)}abc` });
+    expect(tampered.statusCode).toBe(404);
+    expect(navbarOf(tampered.body).links).toEqual([]);
+
+    const home = await ui.get('/');
+    expect((await ui.post('/logout', { _csrf: csrfOf(home.body) })).status).toBe(303);
+    const after = await inject('GET', `${BASE}/no-such-page`, { ...HTML, cookie: `${name}=${value}` });
+    expect(after.statusCode).toBe(404);
+    expect(navbarOf(after.body).links).toEqual([]);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * In headless Chromium (issue 31 item 11): a project analyst's navbar shows only the pages it may
  * open (no Users, no Audits; a system admin's shows them), and an unknown page, as the browser asks
- * for it, is the UI's error page (not a JSON body) whose link leads back to the home page.
+ * for it, is the UI's error page (not a JSON body) with the signed-in user's navbar, whose link
+ * leads back to the home page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumInstalled, screenshot } from '../../helpers/browser.js';
@@ -43,6 +44,9 @@ describe('admin UI: the navbar and the error page', requires(chromiumInstalled),
     expect(response?.headers()['content-type']).toBe('text/html; charset=utf-8');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Error');
     expect(await page.getByRole('alert').textContent()).toBe('Not found.');
+    // No page's scope answered it, yet it is a page of the signed-in admin: its navbar, Sign out.
+    expect(await navLinks(page)).toEqual(['Home', 'Organizations', 'Source types', 'Notifications', 'Users', 'OAuth clients', 'Audits', 'Account']);
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
     await screenshot(page, 'error-page-404');
     await page.getByRole('link', { name: 'Back to the home page' }).click();
     await page.waitForURL(`${ui.t.base}/`);

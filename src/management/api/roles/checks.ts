@@ -59,6 +59,17 @@ export function requireUserChange(actor: MpAuth, permission: string, login: stri
   }
 }
 
+/** Whether `requireUserChange` lets the actor change the user (a page offers Edit or Delete only then). */
+export function mayChangeUser(actor: MpAuth, permission: string, login: string, userRoles: readonly RoleRef[]): boolean {
+  try {
+    requireUserChange(actor, permission, login, userRoles);
+    return true;
+  } catch (error) {
+    if (error instanceof AccessDenied) return false;
+    throw error;
+  }
+}
+
 /** The user's referents for USER checks: projects and organizations of its roles (quirk 7 fix, authz/oracle.ts). */
 export function userReferentsOf(userRoles: readonly RoleRef[]): { projects: string[]; organizations: string[] } {
   const projects = new Set<string>();

@@ -20,7 +20,7 @@ import type { Page } from '../../http/paging.js';
 import { requireField } from '../../http/validation.js';
 import { generateResetKey } from '../../security/password-rules.js';
 import { recordRevision, type EntityChange } from '../revisions/queries.js';
-import { requirePermission, requireRoleChange, requireUserChange, userReferentsOf } from '../roles/checks.js';
+import { mayChangeUser, requirePermission, requireRoleChange, requireUserChange, userReferentsOf } from '../roles/checks.js';
 import { roleDto, type RoleDtoT } from '../roles/dto.js';
 import { replaceUserRoles, roleRefsOfUsers, type RoleRef } from '../roles/queries.js';
 import type { RoleInputT } from '../roles/schemas.js';
@@ -68,6 +68,12 @@ export interface UserService {
    * @throws AccessDenied; NotFound
    */
   getForChange(actor: MpAuth, login: string, permission: 'USER.UPDATE' | 'USER.DELETE'): Promise<UserDtoT>;
+  /**
+   * Which of `users` (as `list` returned them) the actor may update and delete, by the checks
+   * `update` and `remove` make (`requireUserChange`: the permission on every project, organization
+   * and global scope the user holds a role in), keyed by login. One read of their roles.
+   */
+  changesAllowed(actor: MpAuth, users: readonly UserDtoT[]): Promise<Map<string, { update: boolean; delete: boolean }>>;
   /**
    * Creates an inactive user with a random password and a fresh reset key (the activation link).
    * @throws BadRequest `error.idexists`, `error.userexists`, `error.emailexists`, `error.invalidAuthority`,
@@ -206,6 +212,14 @@ export function createUserService(deps: UserServiceDeps): UserService {
       requireUserChange(actor, permission, login, roles);
       if (!user) throw notFound(login);
       return userDto(user, roles.map(roleDto));
+    },
+
+    async changesAllowed(actor, users) {
+      const refs = await roleRefsOfUsers(db, users.map((user) => user.id));
+      return new Map(users.map((user) => {
+        const roles = refs.filter((ref) => ref.userId === user.id);
+        return [user.login, { update: mayChangeUser(actor, 'USER.UPDATE', user.login, roles), delete: mayChangeUser(actor, 'USER.DELETE', user.login, roles) }];
+      }));
     },
 
     async create(actor, input) {

@@ -18,6 +18,7 @@ import { groupsEn } from './groups.en.js';
 import { projectSourcesEn } from './project-sources.en.js';
 import { listsEn } from './lists.en.js';
 import { formsNavEn } from './forms-nav.en.js';
+import { usersRightsEn } from './users-rights.en.js';
 
 export const coreEn = {
   // Layout and navigation
@@ -81,6 +82,7 @@ export const en = {
   ...projectSourcesEn,
   ...listsEn,
   ...formsNavEn,
+  ...usersRightsEn,
 };
 
 export type MessageKey = keyof typeof en;

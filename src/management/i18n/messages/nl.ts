@@ -19,6 +19,7 @@ import { groupsNl } from './groups.nl.js';
 import { projectSourcesNl } from './project-sources.nl.js';
 import { listsNl } from './lists.nl.js';
 import { formsNavNl } from './forms-nav.nl.js';
+import { usersRightsNl } from './users-rights.nl.js';
 
 const core: Record<keyof typeof coreEn, string> = {
   'app.title': 'RADAR-base ManagementPortal',
@@ -77,4 +78,5 @@ export const nl: Partial<Record<MessageKey, string>> = {
   ...projectSourcesNl,
   ...listsNl,
   ...formsNavNl,
+  ...usersRightsNl,
 };

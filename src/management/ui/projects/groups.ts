@@ -18,7 +18,7 @@ import { actorOf } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import { formRefusal } from '../errors.js';
 import type { MessageKey } from '../../i18n/translator.js';
-import { PROJECT_NAME, projectHeader, projectPath, type ProjectHeader } from './project.js';
+import { PROJECT_NAME, projectFirst, projectHeader, projectPath, type ProjectHeader } from './project.js';
 
 export interface GroupPagesServices {
   projects: ProjectService;
@@ -82,7 +82,7 @@ export const groupPagesRoutes: FastifyPluginAsyncTypebox<GroupPagesServices> = a
 
   async function showTab(request: FastifyRequest, reply: FastifyReply, name: string, options: { notice?: string; error?: string; typed?: string; status?: number } = {}) {
     const { t } = context(request);
-    const [project, list] = await Promise.all([projectHeader(request, projects, name, 'groups'), groups.list(name, actorOf(request))]);
+    const [project, list] = await projectFirst([projectHeader(request, projects, name, 'groups'), groups.list(name, actorOf(request))]);
     return render(request, reply, 'projects/groups', {
       title: t('project.title', { name }),
       project,

@@ -23,7 +23,7 @@ import type { PairingCaller, PairingService } from '../../pairing/service.js';
 import { TOKEN_NAME } from '../../pairing/schemas.js';
 import { actorOf, authorizeScope, principal } from '../../security/authorization.js';
 import { context, render } from '../context.js';
-import { PROJECT_NAME, projectHeader, subjectPath } from './project.js';
+import { PROJECT_NAME, projectFirst, projectHeader, subjectPath } from './project.js';
 import { notActiveReason, subjectOfProject } from './subjects.js';
 
 export interface PairingPageServices {
@@ -88,7 +88,7 @@ export const pairingPageRoutes: FastifyPluginAsyncTypebox<PairingPageServices> =
   ].filter(([, url]) => isLoopback(url!));
 
   async function pairPage(request: FastifyRequest, name: string, login: string) {
-    const [project, subject, clients] = await Promise.all([
+    const [project, subject, clients] = await projectFirst([
       projectHeader(request, projects, name, 'subjects'), subjectOfProject(request, subjects, name, login), appClients(request),
     ]);
     const { t, base } = context(request);

@@ -20,7 +20,7 @@ import type { UserService } from '../../api/users/service.js';
 import { actorOf, principal } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import type { MessageKey } from '../../i18n/translator.js';
-import { headerOf, PROJECT_NAME, projectHeader, subjectPath } from './project.js';
+import { headerOf, PROJECT_NAME, projectFirst, projectHeader, subjectPath } from './project.js';
 import type { ShownFields } from './subject-form.js';
 import { filtersOf, listQueryOf, nextPageUrl, shownBefore, SORTS, SubjectsPageQuery } from './subject-list.js';
 
@@ -62,7 +62,7 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
     // A reversed enrolment range is the form's problem (400, the filters kept, no list), not an error page.
     const filterError = filters.enrolledFrom && filters.enrolledTo && filters.enrolledFrom > filters.enrolledTo ? t('subjects.reversedRange') : null;
     // The project (PROJECT.READ: 403 or 404 page) for the header, its groups and the page (SUBJECT.READ) are read together.
-    const [details, groupList, page] = await Promise.all([
+    const [details, groupList, page] = await projectFirst([
       projects.get(name, actor), groups.list(name, actor),
       filterError ? { items: [], paging: undefined } : subjects.list(listQueryOf(filters, request.query), actor, name),
     ]);

@@ -45,6 +45,20 @@ export interface ProjectHeader {
 /** The day (UTC) of an ISO instant, or empty. */
 export const dayOf = (instant: string | null | undefined): string => (instant ? instant.slice(0, 10) : '');
 
+/**
+ * Like `Promise.all` for a page's reads that start with the project's own (`projects.get`,
+ * `projectHeader`), but the project's refusal wins: an unknown project is the 404 page (as
+ * `GET /api/projects/{name}` answers, to a system admin and to an admin of another project alike)
+ * whichever of the reads fails first. With `Promise.all` the first rejection to arrive won, and a
+ * list's 403 could beat the project's 404 on one database and not on the other.
+ */
+export async function projectFirst<T extends readonly unknown[] | []>(reads: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = await Promise.allSettled(reads as readonly unknown[]);
+  const refused = settled[0]?.status === 'rejected' ? settled[0] : settled.find((result) => result.status === 'rejected');
+  if (refused?.status === 'rejected') throw refused.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
 /** The project (403 page without PROJECT.READ, 404 page when unknown), with the tabs of its page. */
 export async function projectHeader(request: FastifyRequest, projects: ProjectService, name: string, current: Tab | undefined): Promise<ProjectHeader> {
   const project: ProjectDtoT = await projects.get(name, actorOf(request));

@@ -20,7 +20,7 @@ import type { SubjectSourcesService } from '../../api/subjects/subject-sources.j
 import { actorOf } from '../../security/authorization.js';
 import { context, render } from '../context.js';
 import { formRefusal } from '../errors.js';
-import { PROJECT_NAME, projectHeader, projectPath, subjectPath, type ProjectHeader } from './project.js';
+import { PROJECT_NAME, projectFirst, projectHeader, projectPath, subjectPath, type ProjectHeader } from './project.js';
 import { mayOnProject } from './groups.js';
 import { attributesOf, FormProblem } from './subject-form.js';
 import { notActiveReason, subjectOfProject } from './subjects.js';
@@ -106,7 +106,7 @@ export const sourcePagesRoutes: FastifyPluginAsyncTypebox<SourcePagesServices> =
     const q = request.query;
     const pageNumber = q.page ?? 0;
     const pageSpec = { page: pageNumber, size: TAB_SIZE, offset: pageNumber * TAB_SIZE, sort: [] };
-    const [project, list] = await Promise.all([
+    const [project, list] = await projectFirst([
       projectHeader(request, projects, name, 'sources'),
       sources.listOfProject(name, { minimized: false, page: pageSpec }, actorOf(request)),
     ]);
@@ -181,13 +181,13 @@ export const sourcePagesRoutes: FastifyPluginAsyncTypebox<SourcePagesServices> =
 
   app.get('/projects/:name/sources/:source/edit', { schema: { hide: true, params: SourceParams } }, async (request, reply) => {
     const { name, source } = request.params;
-    const [project, found] = await Promise.all([projectHeader(request, projects, name, 'sources'), sourceOfProject(request, name, source)]);
+    const [project, found] = await projectFirst([projectHeader(request, projects, name, 'sources'), sourceOfProject(request, name, source)]);
     return showForm(request, reply, { project, mode: 'edit', values: valuesOfSource(found), action: `${sourcePath(project, source)}/edit`, source: found });
   });
 
   app.post('/projects/:name/sources/:source/edit', { schema: { hide: true, params: SourceParams, body: SourceForm } }, async (request, reply) => {
     const { name, source } = request.params;
-    const [project, found] = await Promise.all([projectHeader(request, projects, name, 'sources'), sourceOfProject(request, name, source)]);
+    const [project, found] = await projectFirst([projectHeader(request, projects, name, 'sources'), sourceOfProject(request, name, source)]);
     const values = valuesOfForm(request.body);
     try {
       let checked;
@@ -212,7 +212,7 @@ export const sourcePagesRoutes: FastifyPluginAsyncTypebox<SourcePagesServices> =
 
   async function showDelete(request: FastifyRequest, reply: FastifyReply, name: string, source: string, error?: { message: string; status: number }) {
     const { t } = context(request);
-    const [project] = await Promise.all([projectHeader(request, projects, name, 'sources'), sourceOfProject(request, name, source)]);
+    const [project] = await projectFirst([projectHeader(request, projects, name, 'sources'), sourceOfProject(request, name, source)]);
     return render(request, reply, 'projects/source-delete', {
       title: t('sources.deleteTitle', { source }), project, action: `${sourcePath(project, source)}/delete`, error: error?.message,
     }, error?.status ?? 200);
@@ -239,7 +239,7 @@ export const sourcePagesRoutes: FastifyPluginAsyncTypebox<SourcePagesServices> =
   async function showPairing(request: FastifyRequest, reply: FastifyReply, name: string, login: string, options: { notice?: string; error?: { message: string; status: number } } = {}) {
     const { t, base } = context(request);
     const actor = actorOf(request);
-    const [project, subject] = await Promise.all([projectHeader(request, projects, name, 'subjects'), subjectOfProject(request, subjects, name, login)]);
+    const [project, subject] = await projectFirst([projectHeader(request, projects, name, 'subjects'), subjectOfProject(request, subjects, name, login)]);
     const page = { page: 0, size: 0, offset: 0, sort: [] };
     const [free, types] = await Promise.all([
       sources.listOfProject(name, { assigned: false, minimized: true, page }, actor),

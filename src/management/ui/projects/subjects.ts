@@ -17,7 +17,7 @@ import { hasPermission } from '../../authz/oracle.js';
 import { MAX_PAGE_SIZE } from '../../http/paging.js';
 import { actorOf, principal } from '../../security/authorization.js';
 import { context, render } from '../context.js';
-import { PROJECT_NAME, projectHeader, projectPath, subjectPath, type ProjectHeader } from './project.js';
+import { PROJECT_NAME, projectFirst, projectHeader, projectPath, subjectPath, type ProjectHeader } from './project.js';
 import {
   FormProblem, formValuesOf, formValuesOfSubject, SubjectForm, subjectInputOf, type ShownFields, type SubjectFormValues,
 } from './subject-form.js';
@@ -112,7 +112,7 @@ export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices>
 
   app.get('/projects/:name/subjects/:login/edit', { schema: { hide: true, params: SubjectParams } }, async (request, reply) => {
     const { name, login } = request.params;
-    const [project, subject] = await Promise.all([
+    const [project, subject] = await projectFirst([
       projectHeader(request, projects, name, 'subjects'), subjectOfProject(request, subjects, name, login),
     ]);
     const action = `${subjectPath(context(request).base, name, login)}/edit`;
@@ -121,7 +121,7 @@ export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices>
 
   app.post('/projects/:name/subjects/:login/edit', { schema: { hide: true, params: SubjectParams, body: SubjectForm } }, async (request, reply) => {
     const { name, login } = request.params;
-    const [project, subject] = await Promise.all([
+    const [project, subject] = await projectFirst([
       projectHeader(request, projects, name, 'subjects'), subjectOfProject(request, subjects, name, login),
     ]);
     const values = formValuesOf(request.body, fields, formValuesOfSubject(subject));
@@ -145,7 +145,7 @@ export const subjectPagesRoutes: FastifyPluginAsyncTypebox<SubjectPagesServices>
     app.get(`/projects/:name/subjects/:login/${kind}`, { schema: { hide: true, params: SubjectParams } }, async (request, reply) => {
       const { t, base } = context(request);
       const { name, login } = request.params;
-      const [project, subject] = await Promise.all([projectHeader(request, projects, name, 'subjects'), subjectOfProject(request, subjects, name, login)]);
+      const [project, subject] = await projectFirst([projectHeader(request, projects, name, 'subjects'), subjectOfProject(request, subjects, name, login)]);
       return render(request, reply, 'projects/confirm', {
         blocked: kind === 'discontinue' ? notActiveReason(request, subject) : undefined,
         title: t(kind === 'discontinue' ? 'subjects.discontinueTitle' : 'subjects.deleteTitle', { login }),
