@@ -76,7 +76,8 @@ async function readUpTo(body: Readable, limit: number) {
 }
 
 export function createS3Storage(settings: S3Settings, log: FastifyBaseLogger): FileStorage {
-  const agent = { keepAlive: true, maxSockets: S3_CONNECTIONS };
+  const agentOptions = { keepAlive: true, maxSockets: S3_CONNECTIONS };
+  const agents = { httpAgent: new HttpAgent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) };
   const client = new S3Client({
     endpoint: settings.url,
     region: settings.region,
@@ -91,11 +92,12 @@ export function createS3Storage(settings: S3Settings, log: FastifyBaseLogger): F
     // `Expect: 100-continue` (by default every body of 2 MiB or more, so every 5 MiB part), each
     // of which then opened a new connection and waited a round trip before sending the part.
     expectContinueHeader: false,
-    requestHandler: { httpAgent: new HttpAgent(agent), httpsAgent: new HttpsAgent(agent) },
+    requestHandler: agents,
   });
   // The file's bytes are signed as `UNSIGNED-PAYLOAD` (S3's own value for it): otherwise the SDK
-  // hashes every part (SHA-256) before sending it over plain http. The signature still covers the
-  // key, the headers and the Content-Length; over https TLS guards the bytes.
+  // hashes every body it holds in memory (SHA-256 of each small file and each part) to sign it.
+  // The signature still covers the key, the headers and the Content-Length; over https TLS guards
+  // the bytes.
   client.middlewareStack.add((next, context) => async (args) => {
     const { request } = args as { request?: { headers?: Record<string, string> } };
     if (request?.headers && BODY_COMMANDS.has(context.commandName ?? '')) request.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
@@ -133,6 +135,8 @@ export function createS3Storage(settings: S3Settings, log: FastifyBaseLogger): F
     },
     async close() {
       client.destroy();
+      agents.httpAgent.destroy();
+      agents.httpsAgent.destroy();
     },
   };
 }
