@@ -3,8 +3,10 @@
 // tests' S3 server, in a process of its own: bench/upload-s3-server.mjs) and into `local` storage
 // (a temporary folder), prod profile on PostgreSQL, app-server security on (a client-credentials
 // token with MEASUREMENT.CREATE). The bound, in the same run: the S3 server's own PUT rate, 1 MB
-// PUTs straight to the same s3rver at the same connections (anonymous, through autocannon), and
-// `signed`: the AWS SDK's signed PutObject of 1 MB from this process at the same concurrency. They
+// PUTs straight to the same s3rver at the same connections (anonymous, through autocannon, to one
+// key), `fresh`: the same PUTs each to a new key shaped like the service's (what s3rver spends on
+// the new objects an upload creates), and `signed`: the AWS SDK's signed PutObject of 1 MB from
+// this process at the same concurrency. They
 // alternate in rounds; the medians are the figures, with ours / bound for s3 (target ≥ 0.7), and
 // the CPU per request of the service and of the S3 server.
 // Then the memory check: one 100 MB upload (RADAR_FILE_UPLOAD_MAX_SIZE raised to 200MB) streamed to
@@ -12,7 +14,7 @@
 // and the object's size in the store.
 // Any non-2xx answer fails the run (exit 1).
 //   npm run build && node bench/upload.mjs [seconds=5] [connections=10] [rounds=ROUNDS or 3]
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { appendFileSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +84,16 @@ try {
     local: { url: `${localService.base}${PATH}`, method: 'POST', headers: uploadHeaders, body: multipart, pid: localService.pid },
     // The bound: the same store taking 1 MB PUTs straight (anonymous; s3rver checks no signature).
     bound: { url: `${s3.url}/radar/bound/object`, method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: file, pid: s3.pid },
+    // The same PUTs, each to a new key shaped like the service's (s3rver writes a new file and
+    // its metadata in a growing folder instead of overwriting one object): what the store itself
+    // spends on the objects the upload creates.
+    fresh: {
+      url: s3.url, pid: s3.pid,
+      requests: [{
+        method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: file,
+        setupRequest: (req) => ({ ...req, path: `/radar/fresh/radar/sub-1/bench/20261128/20261128100000_${randomUUID()}.bin` }),
+      }],
+    },
   };
   // CPU seconds of a process so far, so that the S3 server's share of an upload through the
   // service counts too: on a loaded shared host the CPU per request says more than req/s.
@@ -99,7 +111,7 @@ try {
     const s3CpuMsPerRequest = Number((((cpuSeconds(s3.pid) - s3Before) * 1000) / r.requests.total).toFixed(2));
     assertAll2xx(name, r);
     const requestsPerSecond = Number((r.requests.total / r.duration).toFixed(1));
-    const serviceCpuMsPerRequest = name === 'bound' ? 0 : Number(((coresUsed.service * 1000) / requestsPerSecond).toFixed(2));
+    const serviceCpuMsPerRequest = name === 'bound' || name === 'fresh' ? 0 : Number(((coresUsed.service * 1000) / requestsPerSecond).toFixed(2));
     return {
       requestsPerSecond, latencyMs: { p50: r.latency.p50, p99: r.latency.p99 }, coresUsed,
       serviceCpuMsPerRequest, s3CpuMsPerRequest, totalCpuMsPerRequest: Number((serviceCpuMsPerRequest + s3CpuMsPerRequest).toFixed(2)),
@@ -125,9 +137,12 @@ try {
     const s3CpuMsPerRequest = Number((((cpuSeconds(s3.pid) - s3Before) * 1000) / done).toFixed(2));
     return { requestsPerSecond: Number((done / elapsed).toFixed(1)), s3CpuMsPerRequest, totalCpuMsPerRequest: s3CpuMsPerRequest };
   };
-  const results = await alternatingRounds(rounds, { s3: () => load('s3'), local: () => load('local'), bound: () => load('bound'), signed: signedLoad });
+  const results = await alternatingRounds(rounds, {
+    s3: () => load('s3'), local: () => load('local'), bound: () => load('bound'), fresh: () => load('fresh'), signed: signedLoad,
+  });
   for (const r of results) {
     r.s3VsBound = Number((r.s3.requestsPerSecond / r.bound.requestsPerSecond).toFixed(2));
+    r.s3VsFresh = Number((r.s3.requestsPerSecond / r.fresh.requestsPerSecond).toFixed(2));
     r.s3VsSigned = Number((r.s3.requestsPerSecond / r.signed.requestsPerSecond).toFixed(2));
   }
   const medianOf = (f, digits = 1) => Number(median(results.map(f)).toFixed(digits));
@@ -156,8 +171,9 @@ try {
     bench: 'upload', date: new Date().toISOString().slice(0, 10), machine: machine(), fileBytes: FILE_BYTES, connections, seconds, rounds: results,
     median: {
       s3: medianOf((r) => r.s3.requestsPerSecond), local: medianOf((r) => r.local.requestsPerSecond), bound: medianOf((r) => r.bound.requestsPerSecond),
-      signed: medianOf((r) => r.signed.requestsPerSecond),
+      signed: medianOf((r) => r.signed.requestsPerSecond), fresh: medianOf((r) => r.fresh.requestsPerSecond),
       s3VsBound: medianOf((r) => r.s3VsBound, 2),
+      s3VsFresh: medianOf((r) => r.s3VsFresh, 2),
       s3VsSigned: medianOf((r) => r.s3VsSigned, 2),
       localVsBound: medianOf((r) => r.local.requestsPerSecond / r.bound.requestsPerSecond, 2),
       // CPU per upload (service + S3 server) against the S3 server's own per PUT: what the work
@@ -165,6 +181,7 @@ try {
       cpuMsPerRequest: {
         s3: medianOf((r) => r.s3.totalCpuMsPerRequest, 2), s3Service: medianOf((r) => r.s3.serviceCpuMsPerRequest, 2),
         s3Server: medianOf((r) => r.s3.s3CpuMsPerRequest, 2), local: medianOf((r) => r.local.totalCpuMsPerRequest, 2), bound: medianOf((r) => r.bound.totalCpuMsPerRequest, 2),
+        fresh: medianOf((r) => r.fresh.totalCpuMsPerRequest, 2),
         signedS3Server: medianOf((r) => r.signed.s3CpuMsPerRequest, 2),
       },
     },

@@ -11,6 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -28,6 +30,13 @@ export interface FileStorage {
 /** S3's smallest part size; with at most two parts in flight an upload holds about 10 MiB. */
 export const PART_SIZE = 5 * 1024 * 1024;
 export const PARTS_IN_FLIGHT = 2;
+/**
+ * Connections kept open to the S3 server (per origin): each upload holds at most
+ * `PARTS_IN_FLIGHT`, so this many serve 32 uploads at once; more wait for a free connection.
+ */
+export const S3_CONNECTIONS = 64;
+/** The commands that carry a file's bytes; their payload is not hashed for the signature (see below). */
+const BODY_COMMANDS = new Set(['PutObjectCommand', 'UploadPartCommand']);
 
 export interface S3Settings {
   url: string;
@@ -67,6 +76,8 @@ async function readUpTo(body: Readable, limit: number) {
 }
 
 export function createS3Storage(settings: S3Settings, log: FastifyBaseLogger): FileStorage {
+  const agentOptions = { keepAlive: true, maxSockets: S3_CONNECTIONS };
+  const agents = { httpAgent: new HttpAgent(agentOptions), httpsAgent: new HttpsAgent(agentOptions) };
   const client = new S3Client({
     endpoint: settings.url,
     region: settings.region,
@@ -77,7 +88,21 @@ export function createS3Storage(settings: S3Settings, log: FastifyBaseLogger): F
     // S3-compatible stores that predate it (s3rver, older MinIO) keep as part of the object.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // Our own keep-alive agents: the SDK's default one is dropped for any request that carries
+    // `Expect: 100-continue` (by default every body of 2 MiB or more, so every 5 MiB part), each
+    // of which then opened a new connection and waited a round trip before sending the part.
+    expectContinueHeader: false,
+    requestHandler: agents,
   });
+  // The file's bytes are signed as `UNSIGNED-PAYLOAD` (S3's own value for it): otherwise the SDK
+  // hashes every body it holds in memory (SHA-256 of each small file and each part) to sign it.
+  // The signature still covers the key, the headers and the Content-Length; over https TLS guards
+  // the bytes.
+  client.middlewareStack.add((next, context) => async (args) => {
+    const { request } = args as { request?: { headers?: Record<string, string> } };
+    if (request?.headers && BODY_COMMANDS.has(context.commandName ?? '')) request.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
+    return next(args);
+  }, { step: 'build', name: 'radarUnsignedPayload' });
   return {
     async store(key, body) {
       try {
@@ -110,6 +135,8 @@ export function createS3Storage(settings: S3Settings, log: FastifyBaseLogger): F
     },
     async close() {
       client.destroy();
+      agents.httpAgent.destroy();
+      agents.httpsAgent.destroy();
     },
   };
 }

@@ -15,6 +15,7 @@ import { CLOSE, multipartBody, multipartHeaders, partHead, type Part } from '../
 import { aProject as aManagementProject } from '../../fixtures/management.js';
 import { errorBody, expectStatus, unique } from '../../fixtures/appserver.js';
 import { organizations } from '../../../src/management/schema.js';
+import { PART_SIZE } from '../../../src/appserver/uploads/storage.js';
 
 const MiB = 1024 * 1024;
 const BUCKET = 'radar';
@@ -23,6 +24,7 @@ const PREFIX = 'uploads';
 let s3: TestS3;
 let t: TestApp;
 let noBucket: TestApp;
+let badKey: TestApp;
 let A: string;
 let B: string;
 let sub1: string;
@@ -36,9 +38,10 @@ beforeAll(async () => {
     RADAR_FILE_UPLOAD_ENABLED: 'true', RADAR_STORAGE_TYPE: 's3', RADAR_STORAGE_S3_URL: s3.url,
     RADAR_STORAGE_S3_ACCESS_KEY: 'S3RVER', RADAR_STORAGE_S3_SECRET_KEY: 'S3RVER',
   };
-  [t, noBucket] = await Promise.all([
+  [t, noBucket, badKey] = await Promise.all([
     buildTestApp(securedEnv({ ...storage, RADAR_STORAGE_S3_PATH_PREFIX: PREFIX, RADAR_FILE_UPLOAD_MAX_SIZE: '7MB' })),
     buildTestApp({ ...storage, RADAR_STORAGE_S3_BUCKET_NAME: 'no-such-bucket' }),
+    buildTestApp({ ...storage, RADAR_STORAGE_S3_PATH_PREFIX: 'bad-key', RADAR_STORAGE_S3_ACCESS_KEY: 'NOT-A-KEY' }),
   ]);
   const db = t.app.db.db;
   const tokens = appserverTokens(t.app);
@@ -58,7 +61,7 @@ beforeAll(async () => {
   tok.analyst = (await tokens.user('ROLE_PROJECT_ANALYST', { project: A })).access;
 }, 60_000);
 afterAll(async () => {
-  await Promise.all([t?.close(), noBucket?.close()]);
+  await Promise.all([t?.close(), noBucket?.close(), badKey?.close()]);
   await s3?.close();
 });
 
@@ -98,6 +101,21 @@ describe('POST …/files/topics/{topicId}/upload', () => {
     const key = res.headers.location as string;
     expect(key).toMatch(new RegExp(`^${PREFIX}/${A}/${sub1}/${topic}/\\d{8}/\\d{14}_[0-9a-f-]{36}$`));
     expect((await s3.read(BUCKET, key)).toString()).toBe('hello');
+  });
+
+  it('stores exactly the bytes of a file just below, at and just above the 5 MiB part size', async () => {
+    // Up to one part the file goes up in one PutObject, above it in a multipart upload.
+    for (const size of [PART_SIZE - 1, PART_SIZE, PART_SIZE + 1]) {
+      const topic = unique('topic');
+      const content = randomBytes(size);
+      const res = await upload(t, uploadPath(topic), [aFile(content, 'data.bin')]);
+      expect(res.statusCode, `${size}: ${res.body}`).toBe(201);
+      const key = res.headers.location as string;
+      expect(await s3.keys(BUCKET, `${PREFIX}/${A}/${sub1}/${topic}/`)).toEqual([key]);
+      const stored = await s3.read(BUCKET, key);
+      expect(stored.length, String(size)).toBe(size);
+      expect(stored.equals(content), String(size)).toBe(true);
+    }
   });
 
   it('gives two uploads of one name two keys', async () => {
@@ -177,6 +195,15 @@ describe('POST …/files/topics/{topicId}/upload', () => {
     const path = `/projects/p/users/s/files/topics/t/upload`;
     const res = await upload(noBucket, path, [aFile('x')], null);
     expect(expectStatus(res, 503)).toEqual(errorBody(503, "S3 bucket 'no-such-bucket' does not exist", path));
+  });
+
+  it('answers 503 and stores nothing when the storage refuses the access key', async () => {
+    const path = `/projects/p/users/s/files/topics/t/upload`;
+    for (const content of [Buffer.from('small'), randomBytes(PART_SIZE + 1)]) {
+      const res = await upload(badKey, path, [aFile(content)], null);
+      expect(expectStatus(res, 503), String(content.length)).toEqual(errorBody(503, 'The file storage is unavailable, try again later', path));
+    }
+    expect(await s3.keys(BUCKET, 'bad-key/')).toEqual([]);
   });
 
   it('answers 503 and leaves no object when the storage server dies mid-upload', async () => {
