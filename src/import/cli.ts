@@ -96,12 +96,20 @@ if (args.verify) {
 
 const log = pino({ level: 'warn' }, pino.destination(2));
 const tty = process.stderr.isTTY;
+// The sources import at the same time: one status line with each source's current table; a
+// source's finished table stays on a line of its own above it.
+const tableOf = new Map<string, string>();
+const statusOf = new Map<string, string>();
 let lastTable = '';
 const progress = tty ? (table: string, rows: number, seconds: number) => {
-  if (lastTable && table !== lastTable) process.stderr.write('\n');
-  lastTable = table;
+  const source = table.split('.')[0]!;
   const rate = seconds > 0 ? Math.round(rows / seconds) : 0;
-  process.stderr.write(`\r\x1b[K${table}: ${rows} rows, ${rate} rows/s`);
+  const before = tableOf.get(source);
+  if (before !== undefined && before !== table) process.stderr.write(`\r\x1b[K${statusOf.get(source)}\n`);
+  tableOf.set(source, table);
+  statusOf.set(source, `${table}: ${rows} rows, ${rate} rows/s`);
+  lastTable = table;
+  process.stderr.write(`\r\x1b[K${[...statusOf.values()].join('  |  ')}`);
 } : undefined;
 
 let report: ImportReport;

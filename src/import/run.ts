@@ -104,7 +104,9 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   const { default: postgres } = await import('postgres');
   const target = postgres(opts.target.url, {
     max: 2, username: opts.target.username, password: opts.target.password, onnotice: () => {},
-    connection: { application_name: 'radar-import' },
+    // Each batch commits without waiting for its WAL flush: a crash of the target's server can lose
+    // the last batches, each whole with its bookkeeping rows, and the next run writes them again.
+    connection: { application_name: 'radar-import', synchronous_commit: 'off' },
   });
   const sources: Record<string, string> = {};
   if (opts.managementportal) sources.managementportal = redactUrl(opts.managementportal);
@@ -121,31 +123,49 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
 
     const ids = new IdMap();
     const settings = { dryRun, overwrite: opts.overwrite ?? false, batchSize: opts.batchSize ?? 500, ids, progress: opts.progress };
-    const work = async (run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>) => {
-      if (opts.managementportal) {
-        await loadIdMap(target, 'managementportal', MANAGEMENTPORTAL_TABLES, ids);
-        await importSource('managementportal', opts.managementportal, async (tx) => {
-          const found = await managementPortalSource(tx);
-          versions.managementportal = found.version;
-          notes.push(...found.notes);
-          return MANAGEMENTPORTAL_TABLES;
-        }, run, tables, settings);
+    const bySource: Record<string, ImportReport['tables']> = { managementportal: {}, appserver: {} };
+    const importManagementPortal = async (run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>) => {
+      await loadIdMap(target, 'managementportal', MANAGEMENTPORTAL_TABLES, ids);
+      await importSource('managementportal', opts.managementportal!, async (tx) => {
+        const found = await managementPortalSource(tx);
+        versions.managementportal = found.version;
+        notes.push(...found.notes);
+        return MANAGEMENTPORTAL_TABLES;
+      }, run, bySource.managementportal!, settings);
+    };
+    const importAppserver = async (run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>) => {
+      await loadIdMap(target, 'appserver', appserverSpecs, ids);
+      // Which messages are on the reference's schedule: its Quartz tables say, when it has them.
+      await importSource('appserver', opts.appserver!, async (tx) => appserverTables(opts.history ?? null, await hasQuartzTables(tx)), run, bySource.appserver!, settings);
+    };
+    /**
+     * The two sources write tables of their own (no reference between the two schemas, ids mapped
+     * per target table), so a run that commits batch by batch imports both at once, each on its own
+     * target connection; the dry run's one transaction takes them one after the other.
+     */
+    const work = async (run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>, together: boolean) => {
+      const jobs = [
+        ...(opts.managementportal ? [() => importManagementPortal(run)] : []),
+        ...(opts.appserver ? [() => importAppserver(run)] : []),
+      ];
+      if (together) {
+        // Both run to their end (a failing one does not leave the other writing unobserved).
+        const failed = (await Promise.allSettled(jobs.map((job) => job()))).find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
+      } else {
+        for (const job of jobs) await job();
       }
-      if (opts.appserver) {
-        await loadIdMap(target, 'appserver', appserverSpecs, ids);
-        // Which messages are on the reference's schedule: its Quartz tables say, when it has them.
-        await importSource('appserver', opts.appserver, async (tx) => appserverTables(opts.history ?? null, await hasQuartzTables(tx)), run, tables, settings);
-      }
+      Object.assign(tables, bySource.managementportal, bySource.appserver);
     };
     if (dryRun) {
       await target.begin(async (outer) => {
-        await work((fn) => outer.savepoint((sp) => fn(sp as unknown as Tx)) as Promise<Awaited<ReturnType<typeof fn>>>);
+        await work((fn) => outer.savepoint((sp) => fn(sp as unknown as Tx)) as Promise<Awaited<ReturnType<typeof fn>>>, false);
         throw new DryRunRollback();
       }).catch((err: unknown) => {
         if (!(err instanceof DryRunRollback)) throw err;
       });
     } else {
-      await work((fn) => target.begin((tx) => fn(tx as unknown as Tx)) as Promise<Awaited<ReturnType<typeof fn>>>);
+      await work((fn) => target.begin((tx) => fn(tx as unknown as Tx)) as Promise<Awaited<ReturnType<typeof fn>>>, true);
     }
 
     const skippedForError = Object.values(tables).reduce((n, t) => n + t.skipped.filter((s) => s.error).length, 0);

@@ -279,6 +279,31 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     await source.sql`update attributes_map set value = 'Zürich' where id = 320`;
   });
 
+  it('a later import of a source with as many rows as before, one gone and one new, deletes the gone one and adds the new one', async () => {
+    // Bring the target up to date with the (restored) source first: every row unchanged after that.
+    await importInto(target.url, source.url);
+    const steady = await importInto(target.url, source.url);
+    expect(steady.tables['appserver.notifications']).toMatchObject({ imported: 0, updated: 0, deleted: 0, unchanged: 4 + BULK });
+    // The same number of notifications and events, other keys (and content: a new message has a
+    // duplicate key of its own).
+    await source.sql`update notifications set id = 19999, title = 'Moved' where id = 10001`;
+    await source.sql`update notification_state_events set id = 599 where id = 516`;
+    try {
+      const moved = await importInto(target.url, source.url);
+      expect(skips(moved)).toEqual({});
+      expect(moved.tables['appserver.notifications']).toMatchObject({ read: 4 + BULK, imported: 1, deleted: 1, unchanged: 3 + BULK });
+      expect(moved.tables['appserver.notification_state_events']).toMatchObject({ read: 3, imported: 1, deleted: 1, unchanged: 2 });
+      expect(await target.sql`select id::int from appserver.messages where id in (10001, 19999)`).toEqual([{ id: 19999 }]);
+      expect(await target.sql`select id::int, message_id::int from appserver.message_state_events where id in (516, 599)`).toEqual([{ id: 599, message_id: 506 }]);
+    } finally {
+      await source.sql`update notification_state_events set id = 516 where id = 599`;
+      await source.sql`update notifications set id = 10001, title = 'Bulk 1' where id = 19999`;
+    }
+    const back = await importInto(target.url, source.url);
+    expect(back.tables['appserver.notifications']).toMatchObject({ imported: 1, deleted: 1 });
+    expect(await target.sql`select id::int from appserver.messages where id in (10001, 19999)`).toEqual([{ id: 10001 }]);
+  });
+
   it('--history brings the sent messages scheduled within the period, as EXECUTED or ERRORED, and the scheduler sends only the unsent due ones, once', async () => {
     const other = await database('migrated');
     opened.push(other.sql);
