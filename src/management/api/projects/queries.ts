@@ -159,25 +159,34 @@ export async function loadProjectDtos(db: Executor, ids: readonly number[], opti
   return ids.flatMap((id) => {
     const row = byId.get(id);
     if (!row) return [];
-    const { project, organization } = row;
-    const projectGroups = groupsOf.get(id) ?? [];
-    const projectTypes = types.get(id) ?? [];
-    return [nonNull({
-      id: project.id,
-      projectName: project.projectName,
-      humanReadableProjectName: project.attributes[HUMAN_READABLE_NAME] ?? null,
-      description: project.description,
-      organization: options.full && organization ? { ...organizationDto(organization), projects: [] } : null,
-      organizationName: organization?.name ?? project.organizationName,
-      location: project.location,
-      startDate: isoInstant(project.startDate),
-      projectStatus: project.projectStatus,
-      endDate: isoInstant(project.endDate),
-      sourceTypes: options.full && projectTypes.length > 0 ? projectTypes : null,
-      attributes: project.attributes,
-      groups: projectGroups.length > 0 ? projectGroups : null,
-      persistentTokenTimeout: options.full ? options.persistentTokenTimeoutMs ?? null : null,
-    })];
+    const organizationName = row.organization?.name ?? row.project.organizationName;
+    return [projectDtoOf(row.project, row.organization, organizationName, groupsOf.get(id) ?? [], types.get(id) ?? [], options)];
+  });
+}
+
+/**
+ * One project's DTO from its row and what was read beside it. With `full` off (lists, a page's
+ * header): no organization object, source types or token timeout, so `organization` may be null.
+ */
+export function projectDtoOf(
+  project: ProjectRow, organization: OrganizationRow | null | undefined, organizationName: string | null,
+  projectGroups: { name: string }[], projectTypes: SourceTypeDtoT[], options: ProjectDtoOptions,
+): ProjectDtoT {
+  return nonNull({
+    id: project.id,
+    projectName: project.projectName,
+    humanReadableProjectName: project.attributes[HUMAN_READABLE_NAME] ?? null,
+    description: project.description,
+    organization: options.full && organization ? { ...organizationDto(organization), projects: [] } : null,
+    organizationName,
+    location: project.location,
+    startDate: isoInstant(project.startDate),
+    projectStatus: project.projectStatus,
+    endDate: isoInstant(project.endDate),
+    sourceTypes: options.full && projectTypes.length > 0 ? projectTypes : null,
+    attributes: project.attributes,
+    groups: projectGroups.length > 0 ? projectGroups : null,
+    persistentTokenTimeout: options.full ? options.persistentTokenTimeoutMs ?? null : null,
   });
 }
 

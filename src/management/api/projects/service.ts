@@ -25,7 +25,7 @@ import { PROJECT_STATUSES, type OrganizationRow, type NewProject } from '../../s
 import type { SourceTypeDtoT } from '../source-types/dto.js';
 import { HUMAN_READABLE_NAME, type ProjectDtoT } from './dto.js';
 import {
-  deleteProject, existingSourceTypeIds, findOrganizationByName, findProjectById, findProjectByName, insertProject, loadProjectDtos,
+  deleteProject, existingSourceTypeIds, findOrganizationByName, findProjectById, findProjectByName, insertProject, loadProjectDtos, projectDtoOf,
   loadProjectSourceTypes, pageProjects, PROJECT_SORT, projectUsage, rolesOfProject, setProjectSourceTypes, updateProject, type ProjectSort,
   type ProjectWithOrganization, type Visibility,
 } from './queries.js';
@@ -61,6 +61,12 @@ export interface ProjectService {
   list(query: ProjectListQueryT, actor: Actor): Promise<ProjectList>;
   /** @throws NotFound `error.projectNameNotFound`; 403 without PROJECT.READ on it */
   get(name: string, actor: Actor): Promise<ProjectDtoT>;
+  /**
+   * The project's own fields and organization name, without its groups, source types and
+   * organization object (one query, where `get` takes four): a page's header.
+   * @throws as `get`
+   */
+  summary(name: string, actor: Actor): Promise<ProjectDtoT>;
   /** The project's source types (reduced form). */
   sourceTypes(name: string, actor: Actor): Promise<SourceTypeDtoT[]>;
   /** The roles on the project (ROLE.READ). */
@@ -189,6 +195,11 @@ export function createProjectService(deps: ProjectServiceDeps): ProjectService {
 
     async get(name, actor) {
       return dtoOf(db, (await permitted(name, 'PROJECT.READ', actor)).project.id);
+    },
+
+    async summary(name, actor) {
+      const { project, organizationName } = await permitted(name, 'PROJECT.READ', actor);
+      return projectDtoOf(project, null, organizationName, [], [], { full: false });
     },
 
     async sourceTypes(name, actor) {

@@ -63,7 +63,7 @@ export const projectPageRoutes: FastifyPluginAsyncTypebox<ProjectPageServices> =
     const filterError = filters.enrolledFrom && filters.enrolledTo && filters.enrolledFrom > filters.enrolledTo ? t('subjects.reversedRange') : null;
     // The project (PROJECT.READ: 403 or 404 page) for the header, its groups and the page (SUBJECT.READ) are read together.
     const [details, groupList, page] = await projectFirst([
-      projects.get(name, actor), groups.list(name, actor),
+      projects.summary(name, actor), groups.list(name, actor),
       filterError ? { items: [], paging: undefined } : subjects.list(listQueryOf(filters, request.query), actor, name),
     ]);
     const project = headerOf(request, name, 'subjects', details);

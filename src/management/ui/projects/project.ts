@@ -61,7 +61,7 @@ export async function projectFirst<T extends readonly unknown[] | []>(reads: T):
 
 /** The project (403 page without PROJECT.READ, 404 page when unknown), with the tabs of its page. */
 export async function projectHeader(request: FastifyRequest, projects: ProjectService, name: string, current: Tab | undefined): Promise<ProjectHeader> {
-  const project: ProjectDtoT = await projects.get(name, actorOf(request));
+  const project: ProjectDtoT = await projects.summary(name, actorOf(request));
   return headerOf(request, name, current, project);
 }
 
