@@ -36,8 +36,8 @@ const stateLabel = (t: Translate) => (state: string): string =>
 export const notificationPages: FastifyPluginAsyncTypebox<{ projects: ProjectService; desk: NotificationDesk | undefined; audit: AuditLog }> = async (app, { projects, desk, audit }) => {
   /** The project's organization, with 403/404 as the API answers them; then the permission on (project, subject). */
   async function check(actor: Actor, permission: string, projectId: string, subject?: string) {
-    const project = await projects.get(projectId, actor);
-    actor.check(permission, { organization: project.organization?.name ?? project.organizationName ?? null, project: projectId, subject: subject ?? null });
+    const project = await projects.summary(projectId, actor);
+    actor.check(permission, { organization: project.organizationName ?? null, project: projectId, subject: subject ?? null });
     return project;
   }
   const requireDesk = () => {
