@@ -1,0 +1,1 @@
+ALTER TABLE "management"."refresh_tokens" ADD COLUMN "input_digest" text;
