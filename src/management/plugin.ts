@@ -26,6 +26,7 @@ import { createClientStore } from './oauth/clients/client-store.js';
 import { ensureFrontendClient, loadClientsFile } from './oauth/clients/startup.js';
 import { ensureBuiltInAccounts } from './account/admin-account.js';
 import { loadKeySet, type KeySet } from './oauth/keystore.js';
+import { keyStoreFile, type KeystoreRead } from './oauth/keystore-reader.js';
 import { createTokenSigning } from './oauth/token-signing.js';
 import { createTokenIssuer } from './oauth/token-issuer.js';
 import { oauthRoutes } from './oauth/routes.js';
@@ -130,28 +131,25 @@ export function managementRouterErrorPages(base: string): ManagementRouterErrorP
   };
 }
 
-export const DEFAULT_KEY_STORE = 'config/keystore.p12';
-export const REFERENCE_KEY_STORE = '/mp-includes/config/keystore.p12';
 export const DEV_CLIENTS_FILE = 'config/oauth_client_details.csv';
 /** Where the reference's Docker image and helm charts mount the clients file. */
 export const REFERENCE_CLIENTS_FILE = '/mp-includes/config/oauth_client_details.csv';
 
 /**
  * Reads the signing and checking keys. `buildApp` calls this before opening the database, so a
- * bad keystore stops the start before anything is migrated or written.
+ * bad keystore stops the start before anything is migrated or written. `prefetched`: the read
+ * main.ts started before the app's modules loaded (used when it is of the same file and password).
  */
-export async function loadManagementKeys(settings: ManagementSettings, log: FastifyBaseLogger): Promise<KeySet> {
+export async function loadManagementKeys(settings: ManagementSettings, log: FastifyBaseLogger, prefetched?: KeystoreRead): Promise<KeySet> {
   const { keyStore } = settings;
-  // Drop-in: the reference's image and helm charts mount the keystore here.
-  const file = keyStore.file === DEFAULT_KEY_STORE && !existsSync(DEFAULT_KEY_STORE) && existsSync(REFERENCE_KEY_STORE)
-    ? REFERENCE_KEY_STORE : keyStore.file;
   return loadKeySet({
     profile: settings.profile,
-    file,
+    // Drop-in: the reference's image and helm charts mount the keystore at their own path.
+    file: keyStoreFile(keyStore.file),
     password: keyStore.password,
     signingAlias: keyStore.signingAlias,
     checkingAliases: keyStore.checkingAliases,
-  }, log);
+  }, log, prefetched);
 }
 
 export interface ManagementPluginOptions {
