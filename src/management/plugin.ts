@@ -24,7 +24,7 @@ import { createAuditLog } from './audit/audit-log.js';
 import { auditRetentionJob } from './audit/retention.js';
 import { createClientStore } from './oauth/clients/client-store.js';
 import { ensureFrontendClient, loadClientsFile } from './oauth/clients/startup.js';
-import { ensureBuiltInAccounts } from './account/admin-account.js';
+import { ensureBuiltInAccounts, startAdminPasswordCheck } from './account/admin-account.js';
 import { loadKeySet, type KeySet } from './oauth/keystore.js';
 import { keyStoreFile, type KeystoreRead } from './oauth/keystore-reader.js';
 import { createTokenSigning } from './oauth/token-signing.js';
@@ -187,15 +187,8 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     reply.code(404).send({ message: 'error.notFound', description: `No endpoint ${request.method} ${request.url.split('?')[0]}`, fieldErrors: null });
   });
 
-  await app.db.exclusive(async () => {
-    await ensureBuiltInAccounts(db, { profile: settings.profile, adminPassword: settings.adminPassword }, log);
-    if (demoData) await seedManagementDemoData(db, log);
-    const clientsFile = settings.oauth.clientsFile
-      ?? (settings.profile === 'dev' ? DEV_CLIENTS_FILE : existsSync(REFERENCE_CLIENTS_FILE) ? REFERENCE_CLIENTS_FILE : undefined);
-    if (clientsFile) await loadClientsFile(db, clientsFile, log);
-    else log.warn({ setting: 'MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE' }, 'no oauth clients file configured');
-    await ensureFrontendClient(db, settings.oauth.frontendClient);
-  });
+  // The admin password's bcrypt check (~50 ms on libuv's pool) runs while the routes below register.
+  const adminPasswordCheck = await startAdminPasswordCheck(db, { profile: settings.profile, adminPassword: settings.adminPassword });
 
   const audit = createAuditLog({ db, log: app.logLevels.component('audit') });
   app.addHook('onClose', async () => audit.flush());
@@ -327,6 +320,17 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       audit,
       shownOnce: createShownOnce(sessionSecret, now),
     });
+  });
+
+  // After the routes: registering them keeps this thread busy, and the check above runs meanwhile.
+  await app.db.exclusive(async () => {
+    await ensureBuiltInAccounts(db, { profile: settings.profile, adminPassword: settings.adminPassword }, log, adminPasswordCheck);
+    if (demoData) await seedManagementDemoData(db, log);
+    const clientsFile = settings.oauth.clientsFile
+      ?? (settings.profile === 'dev' ? DEV_CLIENTS_FILE : existsSync(REFERENCE_CLIENTS_FILE) ? REFERENCE_CLIENTS_FILE : undefined);
+    if (clientsFile) await loadClientsFile(db, clientsFile, log);
+    else log.warn({ setting: 'MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE' }, 'no oauth clients file configured');
+    await ensureFrontendClient(db, settings.oauth.frontendClient);
   });
 
   // Clean-up of expired and stale rows; every job is idempotent, so each instance runs them.
