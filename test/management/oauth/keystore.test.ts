@@ -88,8 +88,12 @@ describe('keystore', () => {
     expect(warnings[0]).toContain('in-memory EC key');
   });
 
-  it('decrypts the same keys as node-forge alone (the worker\'s native PBKDF2 only makes it faster)', async () => {
-    for (const [file, alias] of [['keytool-ec.p12', 'radarbase-managementportal-ec'], ['keytool-ec.p12', 'old-ec'], ['openssl-ec.p12', 'radarbase-managementportal-ec']] as const) {
+  it('decrypts the same keys as node-forge alone (the worker\'s native PBKDF2 and MAC key only make it faster)', async () => {
+    for (const [file, alias] of [
+      ['keytool-ec.p12', 'radarbase-managementportal-ec'], ['keytool-ec.p12', 'old-ec'], ['openssl-ec.p12', 'radarbase-managementportal-ec'],
+      // A SHA-1 MAC: the worker's own PKCS12 key derivation with another digest and block.
+      ['openssl-ec-sha1mac.p12', 'radarbase-managementportal-ec'],
+    ] as const) {
       const keys = await loadKeySet(settings({ profile: 'dev', file: fixture(file), signingAlias: alias }), silent);
       // forge's own JavaScript derivation of the same bag.
       const p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(readFileSync(fixture(file)).toString('binary')), false, 'radarbase');
