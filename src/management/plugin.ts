@@ -7,7 +7,8 @@
  * reader of `Config`) it builds every service once, and hands each route module, as plugin
  * options, only the services and values that module uses. Route modules construct nothing.
  *
- * Start-up: the keys are read by `loadManagementKeys` before the database opens; the plugin then
+ * Start-up: the keys are read by `loadManagementKeys` before the database opens; the plugin
+ * registers its routes (while the admin password's bcrypt check runs on libuv's pool), then
  * creates, under the cluster-wide start-up lock, the built-in accounts, the demo data (when on),
  * the clients file's clients and the frontend client.
  */
