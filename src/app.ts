@@ -21,6 +21,7 @@ import { ajvOptions, perPartSchemaController } from './platform/validation.js';
 import { appserverNotificationDesk, appserverPlugin, readRadarIsConfig, seedAppserverDemoData, type ProtocolSource } from './appserver/plugin.js';
 import { loadManagementKeys, localTokenAuthority, MANAGEMENT_API_PATHS, managementPlugin, managementRouterErrorPages, managementSettings } from './management/plugin.js';
 import { httpSecurityPlugin } from './platform/http-security.js';
+import type { KeystoreRead } from './management/oauth/keystore-reader.js';
 
 export interface BuildOptions {
   /** Replaces the logger built from the config (tests pass `false` or a stream). */
@@ -42,6 +43,8 @@ export interface BuildOptions {
   protocolSource?: ProtocolSource;
   /** The management domain's clock, epoch milliseconds (tests move it instead of sleeping). */
   managementNow?: () => number;
+  /** A read of the management keystore already under way (main.ts starts it before loading this module). */
+  keystore?: KeystoreRead | undefined;
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -85,7 +88,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const management = managementSettings(config);
   // Before the database: a bad keystore stops the start before anything is migrated.
-  const managementKeys = await loadManagementKeys(management, app.logLevels.component('management'));
+  const managementKeys = await loadManagementKeys(management, app.logLevels.component('management'), options.keystore);
   // Likewise the app server's radar_is.yml (read even while its security is off: a bad file is a bad setting).
   const radarIs = config.radarIsConfigLocation ? readRadarIsConfig(config.radarIsConfigLocation) : undefined;
 

@@ -10,6 +10,7 @@ import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEFAULT_ENV_FILE, loadDotEnv } from './dotenv.js';
 import { SNAPSHOT_DIR } from './platform/pglite-snapshot.js';
+import { prefetchKeystore } from './management/oauth/keystore-reader.js';
 
 // Under steady load V8 lets the old generation grow to two to four times its live size between
 // full collections (a growing factor it picks from its GC and allocation speeds): in the 20-minute
@@ -37,6 +38,10 @@ try {
   throw err;
 }
 
+// The keystore's decryption (~0.1 s of node-forge) runs on a worker thread while this one loads
+// the app's modules; buildApp takes the keys from it (issue 30 item 5).
+const keystore = prefetchKeystore(config.managementportalOauthKeyStore, config.managementportalOauthKeyStorePassword);
+
 // Sentry first, as its SDK asks: before the app's modules are loaded.
 if (config.sentryDsn) (await import('./platform/sentry.js')).initSentry({ ...config, sentryDsn: config.sentryDsn });
 
@@ -44,7 +49,7 @@ const { buildApp } = await import('./app.js');
 let app: Awaited<ReturnType<typeof buildApp>>;
 try {
   // An in-memory PGlite (dev) starts from a migrated snapshot kept in the temporary directory.
-  app = await buildApp(config, { pgliteSnapshotDir: SNAPSHOT_DIR });
+  app = await buildApp(config, { pgliteSnapshotDir: SNAPSHOT_DIR, keystore });
 } catch (err) {
   process.stderr.write(`Start-up failed: ${(err as Error).message}\n`);
   process.exit(1);

@@ -7,7 +7,8 @@
  * reader of `Config`) it builds every service once, and hands each route module, as plugin
  * options, only the services and values that module uses. Route modules construct nothing.
  *
- * Start-up: the keys are read by `loadManagementKeys` before the database opens; the plugin then
+ * Start-up: the keys are read by `loadManagementKeys` before the database opens; the plugin
+ * registers its routes (while the admin password's bcrypt check runs on libuv's pool), then
  * creates, under the cluster-wide start-up lock, the built-in accounts, the demo data (when on),
  * the clients file's clients and the frontend client.
  */
@@ -24,8 +25,9 @@ import { createAuditLog } from './audit/audit-log.js';
 import { auditRetentionJob } from './audit/retention.js';
 import { createClientStore } from './oauth/clients/client-store.js';
 import { ensureFrontendClient, loadClientsFile } from './oauth/clients/startup.js';
-import { ensureBuiltInAccounts } from './account/admin-account.js';
+import { ensureBuiltInAccounts, startAdminPasswordCheck } from './account/admin-account.js';
 import { loadKeySet, type KeySet } from './oauth/keystore.js';
+import { keyStoreFile, type KeystoreRead } from './oauth/keystore-reader.js';
 import { createTokenSigning } from './oauth/token-signing.js';
 import { createTokenIssuer } from './oauth/token-issuer.js';
 import { oauthRoutes } from './oauth/routes.js';
@@ -130,28 +132,25 @@ export function managementRouterErrorPages(base: string): ManagementRouterErrorP
   };
 }
 
-export const DEFAULT_KEY_STORE = 'config/keystore.p12';
-export const REFERENCE_KEY_STORE = '/mp-includes/config/keystore.p12';
 export const DEV_CLIENTS_FILE = 'config/oauth_client_details.csv';
 /** Where the reference's Docker image and helm charts mount the clients file. */
 export const REFERENCE_CLIENTS_FILE = '/mp-includes/config/oauth_client_details.csv';
 
 /**
  * Reads the signing and checking keys. `buildApp` calls this before opening the database, so a
- * bad keystore stops the start before anything is migrated or written.
+ * bad keystore stops the start before anything is migrated or written. `prefetched`: the read
+ * main.ts started before the app's modules loaded (used when it is of the same file and password).
  */
-export async function loadManagementKeys(settings: ManagementSettings, log: FastifyBaseLogger): Promise<KeySet> {
+export async function loadManagementKeys(settings: ManagementSettings, log: FastifyBaseLogger, prefetched?: KeystoreRead): Promise<KeySet> {
   const { keyStore } = settings;
-  // Drop-in: the reference's image and helm charts mount the keystore here.
-  const file = keyStore.file === DEFAULT_KEY_STORE && !existsSync(DEFAULT_KEY_STORE) && existsSync(REFERENCE_KEY_STORE)
-    ? REFERENCE_KEY_STORE : keyStore.file;
   return loadKeySet({
     profile: settings.profile,
-    file,
+    // Drop-in: the reference's image and helm charts mount the keystore at their own path.
+    file: keyStoreFile(keyStore.file),
     password: keyStore.password,
     signingAlias: keyStore.signingAlias,
     checkingAliases: keyStore.checkingAliases,
-  }, log);
+  }, log, prefetched);
 }
 
 export interface ManagementPluginOptions {
@@ -189,15 +188,8 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
     reply.code(404).send({ message: 'error.notFound', description: `No endpoint ${request.method} ${request.url.split('?')[0]}`, fieldErrors: null });
   });
 
-  await app.db.exclusive(async () => {
-    await ensureBuiltInAccounts(db, { profile: settings.profile, adminPassword: settings.adminPassword }, log);
-    if (demoData) await seedManagementDemoData(db, log);
-    const clientsFile = settings.oauth.clientsFile
-      ?? (settings.profile === 'dev' ? DEV_CLIENTS_FILE : existsSync(REFERENCE_CLIENTS_FILE) ? REFERENCE_CLIENTS_FILE : undefined);
-    if (clientsFile) await loadClientsFile(db, clientsFile, log);
-    else log.warn({ setting: 'MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE' }, 'no oauth clients file configured');
-    await ensureFrontendClient(db, settings.oauth.frontendClient);
-  });
+  // The admin password's bcrypt check (~50 ms on libuv's pool) runs while the routes below register.
+  const adminPasswordCheck = await startAdminPasswordCheck(db, { profile: settings.profile, adminPassword: settings.adminPassword });
 
   const audit = createAuditLog({ db, log: app.logLevels.component('audit') });
   app.addHook('onClose', async () => audit.flush());
@@ -329,6 +321,17 @@ export const managementPlugin: FastifyPluginAsync<ManagementPluginOptions> = asy
       audit,
       shownOnce: createShownOnce(sessionSecret, now),
     });
+  });
+
+  // After the routes: registering them keeps this thread busy, and the check above runs meanwhile.
+  await app.db.exclusive(async () => {
+    await ensureBuiltInAccounts(db, { profile: settings.profile, adminPassword: settings.adminPassword }, log, adminPasswordCheck);
+    if (demoData) await seedManagementDemoData(db, log);
+    const clientsFile = settings.oauth.clientsFile
+      ?? (settings.profile === 'dev' ? DEV_CLIENTS_FILE : existsSync(REFERENCE_CLIENTS_FILE) ? REFERENCE_CLIENTS_FILE : undefined);
+    if (clientsFile) await loadClientsFile(db, clientsFile, log);
+    else log.warn({ setting: 'MANAGEMENTPORTAL_OAUTH_CLIENTS_FILE' }, 'no oauth clients file configured');
+    await ensureFrontendClient(db, settings.oauth.frontendClient);
   });
 
   // Clean-up of expired and stale rows; every job is idempotent, so each instance runs them.

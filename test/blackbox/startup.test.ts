@@ -8,6 +8,7 @@ import { request, type IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import {
   BANNER, halfSent, killServices, spawnService, started, TEST_KEYSTORE as KEYSTORE, waitFor, type ServiceProcess,
 } from '../helpers/service-process.js';
@@ -87,6 +88,11 @@ describe('dist/main.js', requires(builtService), () => {
       expect(signIn.body).toContain('<form');
       expect((await send(`${base}/managementportal/content/ui.css`)).status).toBe(200);
       expect((await send(`${base}/swagger-ui/`)).status).toBe(200);
+      // The YAML documents, with yaml loaded on their first request (platform/openapi.ts): the JSON document's content.
+      const document = JSON.parse((await send(`${base}/v3/api-docs`)).body) as { paths: object };
+      expect(Object.keys(document.paths).length).toBeGreaterThan(100);
+      expect(parse((await send(`${base}/v3/api-docs.yaml`)).body)).toEqual(document);
+      expect(parse((await send(`${base}/swagger-ui/yaml`)).body)).toEqual(document);
       expect((await send(`${base}/java-docs/`)).status).toBe(existsSync(CODE_DOCS_INDEX) ? 200 : 404);
     }, 90_000);
   });

@@ -23,18 +23,56 @@ const SETTING = 'MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD';
 /** The server secret holding a hash of the setting's value last applied. */
 const APPLIED = 'admin-password-applied';
 
-export async function ensureBuiltInAccounts(
-  db: Executor,
-  settings: { profile: 'dev' | 'prod'; adminPassword: string | undefined },
-  log: FastifyBaseLogger,
-): Promise<void> {
-  // Before anything is written: set explicitly, the dev default is as unsafe as when left unset.
+type AdminPasswordSettings = { profile: 'dev' | 'prod'; adminPassword: string | undefined };
+
+/** Whether the setting's value matches a hash of the value last applied, checked (or being checked) ahead. */
+export interface AppliedPasswordCheck {
+  /** The applied hash that was read. */
+  hash: string;
+  matches: Promise<boolean>;
+}
+
+/** Before anything is written: set explicitly, the dev default is as unsafe as when left unset. */
+function refuseDevPasswordInProd(settings: AdminPasswordSettings): void {
   if (settings.profile === 'prod' && settings.adminPassword === DEV_ADMIN_PASSWORD) {
     throw new Error(`${SETTING}: the dev default "admin" is not allowed in the prod profile; set a password of your own`);
   }
+}
+
+const passwordOf = (settings: AdminPasswordSettings) => settings.adminPassword || (settings.profile === 'dev' ? DEV_ADMIN_PASSWORD : undefined);
+
+/**
+ * Reads the hash of the value last applied and starts comparing the setting with it (bcrypt, ~50 ms
+ * on libuv's pool), so that the comparison runs while the caller does other work (the management
+ * plugin registers its routes) instead of holding up `ensureBuiltInAccounts`, which uses it when the
+ * hash it reads under the start-up lock is still the same. Undefined when there is nothing to check.
+ * Throws, before anything is written, when the prod profile is given the dev default.
+ */
+export async function startAdminPasswordCheck(db: Executor, settings: AdminPasswordSettings): Promise<AppliedPasswordCheck | undefined> {
+  refuseDevPasswordInProd(settings);
+  const password = passwordOf(settings);
+  const hash = password ? await findServerSecret(db, APPLIED) : undefined;
+  if (!password || !hash) return undefined;
+  const matches = verifyPassword(password, hash);
+  // Only so that a failure is not reported as unhandled before it is awaited (or if it never is).
+  matches.catch(() => {});
+  return { hash, matches };
+}
+
+/**
+ * Creates or updates the built-in accounts (call under the start-up lock). `appliedCheck`:
+ * `startAdminPasswordCheck`'s result, when the caller started it ahead.
+ */
+export async function ensureBuiltInAccounts(
+  db: Executor,
+  settings: AdminPasswordSettings,
+  log: FastifyBaseLogger,
+  appliedCheck?: AppliedPasswordCheck,
+): Promise<void> {
+  refuseDevPasswordInProd(settings);
   await insertAuthorities(db, AUTHORITIES);
   await ensureOrganization(db, { name: 'main', description: 'The main organization', location: '-' });
-  const password = settings.adminPassword || (settings.profile === 'dev' ? DEV_ADMIN_PASSWORD : undefined);
+  const password = passwordOf(settings);
   const existing = await findUserByLogin(db, ADMIN_LOGIN);
 
   if (!existing) {
@@ -50,7 +88,9 @@ export async function ensureBuiltInAccounts(
   }
   if (password) {
     // The value last applied: the admin may have changed the password since, and keeps it.
-    if (await verifyPassword(password, await findServerSecret(db, APPLIED))) return;
+    const applied = await findServerSecret(db, APPLIED);
+    // Another instance may have applied a new value since the check ahead read the hash: then check again.
+    if ((applied && appliedCheck?.hash === applied) ? await appliedCheck.matches : await verifyPassword(password, applied)) return;
     if (!(await verifyPassword(password, existing.passwordHash))) {
       await setPasswordHash(db, existing.id, await hashPassword(password));
       log.info({ login: ADMIN_LOGIN, setting: SETTING }, 'admin password set from the setting (its value changed)');

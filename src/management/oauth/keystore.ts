@@ -1,15 +1,15 @@
 /**
- * The signing key and the checking keys, from a PKCS12 keystore read with node-forge
- * (feasibility.md §2): EC P-256 → ES256, RSA → RS256. The store password is also the key
+ * The signing key and the checking keys, from a PKCS12 keystore read with node-forge on a worker
+ * thread (keystore-reader.ts; feasibility.md §2): EC P-256 → ES256, RSA → RS256. The store password is also the key
  * password, as in the reference (managementportal.md §3.4).
  *
  * Errors name the setting to fix. Without a keystore file the dev profile generates an in-memory
  * EC key (tokens then die with the process); the prod profile refuses to start.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, pbkdf2Sync, type KeyObject } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import forge from 'node-forge';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { calculateJwkThumbprint, type JWK } from 'jose';
+import { startKeystoreRead, type KeystoreRead, type KeystoreReadResult } from './keystore-reader.js';
 
 export type SigningAlg = 'ES256' | 'RS256';
 
@@ -59,7 +59,11 @@ const CHECKING = 'MANAGEMENTPORTAL_OAUTH_CHECKING_KEY_ALIASES';
 /** The password of the reference's documented keytool command and of its example keystores. */
 const REFERENCE_PASSWORD = 'radarbase';
 
-export async function loadKeySet(settings: KeystoreSettings, log: Warn): Promise<KeySet> {
+/**
+ * The key set of `settings`. `prefetched`: a read of the keystore already under way (main.ts starts
+ * one before the app's modules load), used when it is of the same file with the same password.
+ */
+export async function loadKeySet(settings: KeystoreSettings, log: Warn, prefetched?: KeystoreRead): Promise<KeySet> {
   if (!existsSync(settings.file)) {
     if (settings.profile === 'prod') throw new KeystoreError(`${FILE}: keystore file not found: ${settings.file}`);
     log.warn({ file: settings.file }, 'no keystore: signing with a generated in-memory EC key (dev profile only; tokens die with the process)');
@@ -68,7 +72,9 @@ export async function loadKeySet(settings: KeystoreSettings, log: Warn): Promise
     return keySet(signing, []);
   }
   if (!settings.password) throw new KeystoreError(`${PASSWORD}: must not be empty`);
-  const entries = readKeystore(readFileSync(settings.file), settings.password, settings.file);
+  const read = prefetched?.file === settings.file && prefetched.password === settings.password
+    ? prefetched : startKeystoreRead(settings.file, settings.password);
+  const entries = privateKeys(await read.result, settings.file);
   const signingKey = entries.get(settings.signingAlias);
   if (!signingKey) {
     const known = [...entries.keys()].join(', ') || 'none';
@@ -102,60 +108,18 @@ function keySet(signing: SigningKey, checking: VerificationKey[]): KeySet {
   return { signing, verification, byKid: new Map(verification.map((k) => [k.kid, k])) };
 }
 
-type Pbkdf2 = (p: string, s: string, c: number, dkLen: number, md?: unknown, callback?: unknown) => string;
-const NATIVE_DIGESTS = new Set(['sha1', 'sha224', 'sha256', 'sha384', 'sha512']);
-
-/**
- * Runs `fn` with forge's PBKDF2 computed by Node's (OpenSSL's) instead of forge's JavaScript.
- * PKCS12 files of keytool and OpenSSL 3 encrypt their bags with PBES2 (PBKDF2-HMAC-SHA256, 10,000
- * iterations or more): forge hands its own digest object to PBKDF2, which then never takes its
- * native path, and the two derivations took ~0.4 s of the start-up (about a quarter of it). The
- * bytes derived are the same: the password and salt go in as forge's binary strings (one byte a
- * character); a password with characters above U+00FF, which forge's JavaScript would not reduce to
- * a byte, keeps forge's own derivation. Swapped back before returning: `fn` is synchronous, so no
- * other caller of forge sees the swap.
- */
-function withNativePbkdf2<T>(fn: () => T): T {
-  const pkcs5 = forge.pkcs5 as unknown as { pbkdf2: Pbkdf2 };
-  const own = pkcs5.pbkdf2;
-  pkcs5.pbkdf2 = (p, s, c, dkLen, md, callback) => {
-    const algorithm = (md as { algorithm?: unknown } | undefined)?.algorithm;
-    if (callback !== undefined || typeof algorithm !== 'string' || !NATIVE_DIGESTS.has(algorithm) || !/^[\x00-\xff]*$/.test(p)) {
-      return own(p, s, c, dkLen, md, callback);
-    }
-    return pbkdf2Sync(Buffer.from(p, 'binary'), Buffer.from(s, 'binary'), c, dkLen, algorithm).toString('binary');
-  };
-  try {
-    return fn();
-  } finally {
-    pkcs5.pbkdf2 = own;
-  }
-}
-
-/** Private keys of a PKCS12 file by alias (friendlyName). */
-function readKeystore(buf: Buffer, password: string, file: string): Map<string, KeyObject> {
-  let p12: forge.pkcs12.Pkcs12Pfx;
-  try {
-    p12 = withNativePbkdf2(() => forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(buf.toString('binary')), false, password));
-  } catch (err) {
-    const message = (err as Error).message;
-    if (/MAC could not be verified|Invalid password/i.test(message)) {
+/** The private keys of a keystore read (keystore-reader.ts) by alias, or the `KeystoreError` naming the setting to fix. */
+function privateKeys(read: KeystoreReadResult, file: string): Map<string, KeyObject> {
+  if ('error' in read) {
+    if (/MAC could not be verified|Invalid password/i.test(read.error)) {
       throw new KeystoreError(`${PASSWORD}: wrong password for keystore ${file}`);
     }
-    throw new KeystoreError(`${FILE}: ${file} is not a readable PKCS12 keystore (${message})`);
+    throw new KeystoreError(`${FILE}: ${file} is not a readable PKCS12 keystore (${read.error})`);
   }
   const out = new Map<string, KeyObject>();
-  const bags = (type: string) => p12.getBags({ bagType: type })[type] ?? [];
-  const shrouded = bags(forge.pki.oids.pkcs8ShroudedKeyBag!);
-  const plain = bags(forge.pki.oids.keyBag!);
-  for (const bag of [...shrouded, ...plain]) {
-    const alias = bag.attributes.friendlyName?.[0];
-    if (typeof alias !== 'string') continue;
-    // forge models RSA keys (bag.key) but not EC keys: those stay as PrivateKeyInfo ASN.1.
-    const asn1 = bag.key ? forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(bag.key as forge.pki.rsa.PrivateKey)) : bag.asn1;
-    const der = Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary');
+  for (const [alias, der] of read.entries) {
     try {
-      out.set(alias, createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }));
+      out.set(alias, createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' }));
     } catch (err) {
       throw new KeystoreError(`${PASSWORD}: cannot decrypt the key "${alias}" in ${file} (the key password must equal the store password): ${(err as Error).message}`);
     }

@@ -3,11 +3,11 @@
  * its value changes (issue 19 item 5): a password changed since survives restarts; changing the
  * setting recovers a forgotten one. On PostgreSQL the restart is a real one of the prod profile.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
-import { ensureBuiltInAccounts } from '../../../src/management/account/admin-account.js';
+import { ensureBuiltInAccounts, startAdminPasswordCheck } from '../../../src/management/account/admin-account.js';
 import { buildTestApp, testDatabase, type TestApp } from '../../helpers/build-test-app.js';
 import { managementClient } from '../../helpers/management-api.js';
 import { TEST_KEYSTORE } from '../../helpers/service-process.js';
@@ -42,6 +42,38 @@ describe('the admin password setting across starts', () => {
     await changePassword(t.app, 'recovered-Passw0rd', 'Changed-again-2!');
     await ensureBuiltInAccounts(db, { profile: 'dev', adminPassword: 'recovered-Passw0rd' }, silent);
     expect(await grants(t.app, 'Changed-again-2!')).toBe(true);
+  });
+});
+
+describe('the admin password check started ahead of the start-up lock', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: 'second-Passw0rd' });
+  });
+  afterAll(async () => t?.close());
+
+  it('is not trusted once another instance applied a new value', async () => {
+    const db = t.app.db.db;
+    const setting = { profile: 'dev' as const, adminPassword: 'third-Passw0rd' };
+    // Started against the hash of the value applied so far: no match.
+    const ahead = await startAdminPasswordCheck(db, setting);
+    expect(ahead).toBeDefined();
+    expect(await ahead!.matches).toBe(false);
+    // Meanwhile another instance applies the new value, and the admin changes the password.
+    await ensureBuiltInAccounts(db, setting, silent);
+    await changePassword(t.app, 'third-Passw0rd', 'Changed-third-3!');
+    // This instance's turn: the applied hash changed since, so it checks again and keeps the admin's password.
+    await ensureBuiltInAccounts(db, setting, silent, ahead);
+    expect(await grants(t.app, 'Changed-third-3!')).toBe(true);
+    // A check ahead of the same applied hash stands for the comparison.
+    const again = await startAdminPasswordCheck(db, setting);
+    expect(await again!.matches).toBe(true);
+    await ensureBuiltInAccounts(db, setting, silent, again);
+    expect(await grants(t.app, 'Changed-third-3!')).toBe(true);
+  });
+
+  it('refuses the dev default in prod before anything is read or written', async () => {
+    await expect(startAdminPasswordCheck(t.app.db.db, { profile: 'prod', adminPassword: 'admin' })).rejects.toThrow(/^MANAGEMENTPORTAL_COMMON_ADMIN_PASSWORD: the dev default "admin" is not allowed in the prod profile/);
   });
 });
 

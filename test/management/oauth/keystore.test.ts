@@ -1,4 +1,4 @@
-/** The keystore fixtures of test/fixtures/keystores (keytool and openssl), read with node-forge. */
+/** The keystore fixtures of test/fixtures/keystores (keytool and openssl), read with node-forge on a worker thread. */
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,7 @@ import forge from 'node-forge';
 import { describe, expect, it } from 'vitest';
 import { importJWK, importSPKI, jwtVerify } from 'jose';
 import { KeystoreError, loadKeySet, type KeystoreSettings } from '../../../src/management/oauth/keystore.js';
+import { prefetchKeystore, startKeystoreRead } from '../../../src/management/oauth/keystore-reader.js';
 import { createTokenSigning } from '../../../src/management/oauth/token-signing.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/keystores/${name}`, import.meta.url));
@@ -87,11 +88,13 @@ describe('keystore', () => {
     expect(warnings[0]).toContain('in-memory EC key');
   });
 
-  it('decrypts the same keys as node-forge alone, and leaves forge as it was (the native PBKDF2 only makes it faster)', async () => {
-    const ownPbkdf2 = forge.pkcs5.pbkdf2;
-    for (const [file, alias] of [['keytool-ec.p12', 'radarbase-managementportal-ec'], ['keytool-ec.p12', 'old-ec'], ['openssl-ec.p12', 'radarbase-managementportal-ec']] as const) {
+  it('decrypts the same keys as node-forge alone (the worker\'s native PBKDF2 and MAC key only make it faster)', async () => {
+    for (const [file, alias] of [
+      ['keytool-ec.p12', 'radarbase-managementportal-ec'], ['keytool-ec.p12', 'old-ec'], ['openssl-ec.p12', 'radarbase-managementportal-ec'],
+      // A SHA-1 MAC: the worker's own PKCS12 key derivation with another digest and block.
+      ['openssl-ec-sha1mac.p12', 'radarbase-managementportal-ec'],
+    ] as const) {
       const keys = await loadKeySet(settings({ profile: 'dev', file: fixture(file), signingAlias: alias }), silent);
-      expect(forge.pkcs5.pbkdf2).toBe(ownPbkdf2);
       // forge's own JavaScript derivation of the same bag.
       const p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(readFileSync(fixture(file)).toString('binary')), false, 'radarbase');
       const bagType = forge.pki.oids.pkcs8ShroudedKeyBag!;
@@ -100,5 +103,26 @@ describe('keystore', () => {
       const expected = createPublicKey(createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })).export({ format: 'jwk' });
       expect(keys.signing.jwk).toMatchObject(expected);
     }
+  });
+
+  it('a file that is not PKCS12 names the setting and gives forge\'s reason', async () => {
+    expect(await loadError({ file: fixture('README.md') })).toMatch(/^MANAGEMENTPORTAL_OAUTH_KEY_STORE: .*README\.md is not a readable PKCS12 keystore \(.+\)$/);
+  });
+
+  it('uses a read started ahead (main.ts) only when it is of the same file with the same password', async () => {
+    const own = await loadKeySet(settings({}), silent);
+    // The same file and password: its keys.
+    const same = prefetchKeystore(fixture('keytool-ec.p12'), 'radarbase');
+    expect(same).toBeDefined();
+    expect((await loadKeySet(settings({}), silent, same)).signing.jwk).toEqual(own.signing.jwk);
+    // Another password or another file: read again with the settings' own.
+    const wrong = startKeystoreRead(fixture('keytool-ec.p12'), 'wrong');
+    expect(await wrong.result).toEqual({ error: expect.stringMatching(/MAC could not be verified/) });
+    expect((await loadKeySet(settings({}), silent, wrong)).signing.kid).toBe(own.signing.kid);
+    const other = startKeystoreRead(fixture('openssl-ec.p12'), 'radarbase');
+    expect((await loadKeySet(settings({}), silent, other)).signing.kid).toBe(own.signing.kid);
+    // Nothing to read ahead without the file or a password: loadKeySet reports it.
+    expect(prefetchKeystore('/nonexistent/keystore.p12', 'radarbase')).toBeUndefined();
+    expect(prefetchKeystore(fixture('keytool-ec.p12'), '')).toBeUndefined();
   });
 });
