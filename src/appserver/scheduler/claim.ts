@@ -11,7 +11,7 @@
  * The lease instant doubles as the claim's token: outcomes are recorded only on rows that still
  * carry it (see queries.ts).
  */
-import { and, asc, eq, getTableColumns, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../platform/database.js';
 import { messages, projects, users, type MessageRow } from '../schema.js';
 
@@ -26,9 +26,30 @@ export const availableAt = sql<Date>`GREATEST(${messages.scheduledTime}, ${messa
 /** An instant compared with `availableAt`: no column maps it, and postgres.js would send a Date as text. */
 export const timestamptz = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
+/**
+ * The columns of a message that dispatching reads (planning, building the FCM message, queueing
+ * its e-mail). A claim returns these alone: each returned column costs Drizzle a decode per row
+ * (a Date parsed from text for each timestamp), and the other 16 (e-mail texts, dedupe key,
+ * timestamps …) were read for nothing, 500 rows a claim.
+ */
+const dispatchColumns = {
+  id: messages.id, kind: messages.kind, userId: messages.userId, scheduledTime: messages.scheduledTime,
+  ttlSeconds: messages.ttlSeconds, fcmTopic: messages.fcmTopic, fcmCondition: messages.fcmCondition,
+  priority: messages.priority, mutableContent: messages.mutableContent, data: messages.data,
+  title: messages.title, body: messages.body, sound: messages.sound, badge: messages.badge,
+  subtitle: messages.subtitle, icon: messages.icon, color: messages.color,
+  bodyLocKey: messages.bodyLocKey, bodyLocArgs: messages.bodyLocArgs,
+  titleLocKey: messages.titleLocKey, titleLocArgs: messages.titleLocArgs,
+  androidChannelId: messages.androidChannelId, tag: messages.tag, clickAction: messages.clickAction,
+  emailEnabled: messages.emailEnabled, emailState: messages.emailState, attempts: messages.attempts,
+};
+
+/** A claimed message as dispatching sees it. */
+export type DispatchMessage = Pick<MessageRow, keyof typeof dispatchColumns>;
+
 /** A claimed message with what sending needs: its owner's token, e-mail and ids, read at claim time. */
 export interface ClaimedMessage {
-  message: MessageRow;
+  message: DispatchMessage;
   userToken: string | null;
   userEmail: string | null;
   projectId: string;
@@ -51,7 +72,7 @@ export async function claimDueMessages(db: Executor, opts: { now: Date; limit: n
     .innerJoin(projects, eq(projects.id, users.projectId))
     .where(eq(messages.id, due.dueId))
     .returning({
-      ...getTableColumns(messages),
+      ...dispatchColumns,
       ownerFcmToken: users.fcmToken,
       ownerEmail: users.email,
       ownerProjectId: projects.projectId,
