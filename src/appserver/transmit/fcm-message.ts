@@ -12,7 +12,7 @@
  *    background push now carries `content-available` only, as APNs requires.
  * Pure functions: no I/O, no clock of their own.
  */
-import type { ApnsPayload, Aps, Message } from 'firebase-admin/messaging';
+import type { AndroidNotification, ApnsPayload, Aps, ApsAlert, Message } from 'firebase-admin/messaging';
 import type { MessageRow } from '../schema.js';
 
 /** FCM's longest time to live: 28 days. */
@@ -59,10 +59,11 @@ export function buildFcmMessage(m: FcmMessageFields, target: FcmTarget, ttlSecon
   // APNs: expiration 0 means "deliver now or never", matching FCM's TTL 0.
   const apnsExpiration = ttl === 0 ? '0' : String(Math.floor(now.getTime() / 1000) + ttl);
   const data = m.data && Object.keys(m.data).length > 0 ? m.data : undefined;
-  // Each object is one literal of a fixed shape, absent fields as undefined (JSON leaves them out,
-  // as firebase-admin's checks do): adding fields one by one, or deleting them, made V8 objects
-  // slow (megamorphic stores, dictionaries) both here and in firebase-admin's copy, checks and
-  // serialisation of every message, ~25 µs a message in all.
+  // Each object is one literal, absent fields undefined (JSON leaves them out, as do
+  // firebase-admin's checks), and the fields firebase-admin renames (camelCase to FCM's or APNs'
+  // names: it adds the new key and deletes the old) only when present. Adding fields through a
+  // generic setter, or deleting the absent ones, made V8 objects slow (megamorphic stores,
+  // dictionaries) here and in firebase-admin's copy, checks and serialisation of every message.
   const { token, topic, condition } = target as { token?: string; topic?: string; condition?: string };
 
   if (m.kind === 'data') {
@@ -84,36 +85,30 @@ export function buildFcmMessage(m: FcmMessageFields, target: FcmTarget, ttlSecon
   const title = m.title ?? undefined;
   const body = m.body ?? undefined;
   const sound = m.sound ?? 'default';
-  const titleLocKey = m.titleLocKey ?? undefined;
-  const bodyLocKey = m.bodyLocKey ?? undefined;
-  const titleLocArgs = titleLocKey && m.titleLocArgs ? [m.titleLocArgs] : undefined;
-  const bodyLocArgs = bodyLocKey && m.bodyLocArgs ? [m.bodyLocArgs] : undefined;
+  const titleLocArgs = m.titleLocKey && m.titleLocArgs ? [m.titleLocArgs] : undefined;
+  const bodyLocArgs = m.bodyLocKey && m.bodyLocArgs ? [m.bodyLocArgs] : undefined;
+
+  const android: AndroidNotification = { title, body, sound, color: m.color ?? undefined, tag: m.tag ?? undefined, icon: m.icon ?? undefined };
+  if (m.androidChannelId !== null) android.channelId = m.androidChannelId;
+  if (m.clickAction !== null) android.clickAction = m.clickAction;
+  if (m.bodyLocKey !== null) android.bodyLocKey = m.bodyLocKey;
+  if (bodyLocArgs) android.bodyLocArgs = bodyLocArgs;
+  if (m.titleLocKey !== null) android.titleLocKey = m.titleLocKey;
+  if (titleLocArgs) android.titleLocArgs = titleLocArgs;
+
+  const alert: ApsAlert = { title, body, subtitle: m.subtitle ?? undefined };
+  if (m.titleLocKey !== null) alert.titleLocKey = m.titleLocKey;
+  if (titleLocArgs) alert.titleLocArgs = titleLocArgs;
+  if (m.bodyLocKey !== null) alert.locKey = m.bodyLocKey;
+  if (bodyLocArgs) alert.locArgs = bodyLocArgs;
+  const aps: Aps = { alert, sound, badge };
+  if (m.mutableContent) aps.mutableContent = true;
+
   return {
     token, topic, condition,
     notification: { title, body },
     data,
-    android: {
-      priority: androidPriority(m.priority, 'high'),
-      ttl: ttl * 1000,
-      data,
-      notification: {
-        title, body, sound,
-        channelId: m.androidChannelId ?? undefined,
-        color: m.color ?? undefined,
-        tag: m.tag ?? undefined,
-        icon: m.icon ?? undefined,
-        clickAction: m.clickAction ?? undefined,
-        bodyLocKey, bodyLocArgs, titleLocKey, titleLocArgs,
-      },
-    },
-    apns: {
-      headers: { 'apns-push-type': 'alert', 'apns-expiration': apnsExpiration },
-      payload: apnsPayload(m.data, {
-        alert: { title, body, subtitle: m.subtitle ?? undefined, titleLocKey, titleLocArgs, locKey: bodyLocKey, locArgs: bodyLocArgs },
-        sound,
-        badge,
-        mutableContent: m.mutableContent ? true : undefined,
-      }),
-    },
+    android: { priority: androidPriority(m.priority, 'high'), ttl: ttl * 1000, data, notification: android },
+    apns: { headers: { 'apns-push-type': 'alert', 'apns-expiration': apnsExpiration }, payload: apnsPayload(m.data, aps) },
   } as Message;
 }
