@@ -173,11 +173,15 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         state: o.state as MessageState, time: sentAt, associatedInfo: infoMap(o.info),
       };
     }));
+    // Sends are counted once a batch (prom-client hashes the labels on every call).
+    const sent = { notification: 0, data: 0 };
     for (const o of changes) {
       const kind = byId.get(o.id)!.message.kind;
-      if (o.state === 'EXECUTED') metrics.sent.inc({ kind });
+      if (o.state === 'EXECUTED') sent[kind]++;
       else metrics.errored.inc({ kind, error: o.info?.error ?? 'unknown' });
     }
+    if (sent.notification > 0) metrics.sent.inc({ kind: 'notification' }, sent.notification);
+    if (sent.data > 0) metrics.sent.inc({ kind: 'data' }, sent.data);
     for (const id of retried) metrics.retried.inc({ kind: byId.get(id)!.message.kind });
     const skipped = outcomes.length - changes.length;
     if (skipped > 0) tlog.info({ skipped }, 'messages changed while in flight; their outcome was not recorded');

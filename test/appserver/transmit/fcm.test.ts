@@ -3,10 +3,12 @@
  * message shapes, state events, TTL rules, token errors and retries. The scheduler ticks every
  * 20 ms; tests poll with deadlines.
  */
+import { eq } from 'drizzle-orm';
 import { until } from '../../helpers/eventually.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appserverEvents, type MessageStateChange } from '../../../src/appserver/events.js';
 import { listStateEvents } from '../../../src/appserver/messages/queries.js';
+import { messages } from '../../../src/appserver/schema.js';
 import { buildTestApp, type TestApp } from '../../helpers/build-test-app.js';
 import { startFcmStub, type FcmStub, type Received } from '../../helpers/fcm-stub.js';
 import {
@@ -228,6 +230,33 @@ describe('FCM errors', () => {
     const user = expectStatus(await call(t.app, 'GET', `/projects/${s.projectId}/users/${s.subjectId}`), 200);
     expect(user.fcmToken).toBe(token(s));
   });
+
+  it('a batch of 300 with six refused: the refused ones are ERRORED, every other EXECUTED, each sent once and counted once', async () => {
+    // 300 due in the same second go out in one claim and one sendEach; each outcome must land on
+    // its own message, and the sent counter (incremented once per batch and kind) counts 294.
+    const s = await aSubject(t.app);
+    const sentBefore = await counted('appserver_messages_sent_total');
+    const at = new Date(Date.now() + 1500).toISOString();
+    const refused = new Set(Array.from({ length: 6 }, (_, i) => `slice ${i * 50 + 7}`));
+    stub.respond = (m) => (m.token === token(s) && refused.has((m.notification as { title?: string } | undefined)?.title ?? '')
+      ? { code: 'INVALID_ARGUMENT', message: 'Invalid value at message.data' }
+      : undefined);
+    for (const from of [0, 150]) {
+      const notifications = Array.from({ length: 150 }, (_, i) => aNotification({ scheduledTime: at, title: `slice ${from + i}` }));
+      expectStatus(await call(t.app, 'POST', `${messagingPath(s)}/batch`, { notifications }), 200);
+    }
+    const states = () => t.app.db.db.select({ title: messages.title, state: messages.state }).from(messages).where(eq(messages.userId, s.user.id));
+    await until(async () => {
+      expect((await states()).filter((m) => m.state !== 'EXECUTED' && m.state !== 'ERRORED')).toEqual([]);
+    });
+    const rows = await states();
+    expect(new Set(rows.filter((m) => m.state === 'ERRORED').map((m) => m.title))).toEqual(refused);
+    expect(rows.filter((m) => m.state === 'EXECUTED')).toHaveLength(294);
+    expect(await counted('appserver_messages_sent_total')).toBe(sentBefore + 294);
+    const titles = sentTo(token(s)).map((r) => (r.message.notification as { title: string }).title);
+    expect(titles).toHaveLength(300);
+    expect(new Set(titles).size).toBe(300);
+  });
 });
 
 describe('metrics', () => {
@@ -240,7 +269,10 @@ describe('metrics', () => {
   });
 });
 
-async function retriedCount(): Promise<number> {
-  const metric = await t.app.metrics.getSingleMetric('appserver_messages_retried_total')!.get();
+const retriedCount = () => counted('appserver_messages_retried_total');
+
+/** A counter's total for notifications. */
+async function counted(name: string): Promise<number> {
+  const metric = await t.app.metrics.getSingleMetric(name)!.get();
   return metric.values.filter((v) => v.labels.kind === 'notification').reduce((sum, v) => sum + v.value, 0);
 }
