@@ -384,6 +384,31 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     await expect(importInto(target.url, source.url, { history: '30 days' })).rejects.toThrow('--history: an ISO-8601 period such as P30D, got 30 days');
   });
 
+  it('a row the target refuses is skipped alone, with its reason, and the rest of its batch comes', async () => {
+    // The reference has no foreign key on a data message's user: one of an unknown user is refused here.
+    const orphan = await database('empty');
+    const into = await database('migrated');
+    opened.push(orphan.sql, into.sql);
+    await orphan.sql.unsafe(FIXTURE);
+    await orphan.sql.unsafe(`
+      insert into projects (id, created_at, updated_at, project_id) values (100, '2021-01-01', '2021-01-01', 'study-a');
+      insert into users (id, created_at, updated_at, enrolment_date, fcm_token, subject_id, timezone, project_id, language)
+        values (300, '2021-01-01', '2021-01-01', '2021-01-01', 'fcm-a', 'sub-a', 'UTC', 100, 'en');
+      insert into data_messages (id, created_at, updated_at, app_package, delivered, scheduled_time, source_id, source_type, ttl_seconds, validated, user_id)
+        select 700 + n, '2021-01-01', '2021-01-01', 'pkg', false, ${at(30)}, 'data-' || n, 'aRMT', 0, false, case when n = 2 then 999 else 300 end
+        from generate_series(1, 3) n;
+    `);
+    const report = await importInto(into.url, orphan.url);
+    expect(report).toMatchObject({ ok: false, skippedForError: 1 });
+    expect(skips(report)).toEqual({
+      'appserver.data_messages': [{ key: '702', error: true, reason: expect.stringMatching(/^SQLSTATE 23503: constraint messages_user_id_users_id_fk: /) }],
+    });
+    expect(report.tables['appserver.data_messages']).toMatchObject({ read: 3, imported: 2 });
+    expect(await into.sql`select id::int from appserver.messages order by id`).toEqual([{ id: 701 }, { id: 703 }]);
+    expect(await into.sql`select source_key from import.imported_rows where source_table = 'data_messages' order by 1`)
+      .toEqual([{ source_key: '701' }, { source_key: '703' }]);
+  });
+
   it('npm run import killed with SIGKILL half-way and run again equals one uninterrupted run', async () => {
     const killed = await database('migrated');
     const clean = await database('migrated');
