@@ -74,6 +74,12 @@ export interface TableSpec {
   conflict: string[];
   /** SQL condition (aliases `t` target, `x` incoming) for "the same natural key", besides the same id. */
   naturalKey?: string;
+  /**
+   * `naturalKey` as a string, when it is plain equality of columns: rows whose strings differ never
+   * match each other by natural key (a null may compare equal here, never the reverse). With it,
+   * batches whose rows share no natural key are written at once (see `importTable`).
+   */
+  naturalKeyOf?(row: Row): string;
   /** Columns compared to decide whether an existing target row has "the same content". */
   compare?: string[];
   /** Source row → target row (ids mapped); undefined skips the row with the reason thrown. */
@@ -160,7 +166,9 @@ const arrayLiteral = (values: Array<string | null>) =>
 const rowsFrom = (columns: Array<[string, string]>, first: number) =>
   `(select ${columns.map(([c, t], i) => `u.c${i}::${t} as "${c}"`).join(', ')}
     from unnest(${columns.map((_, i) => `$${first + i}::text[]`).join(', ')}) as u(${columns.map((_, i) => `c${i}`).join(', ')}))`;
-const rowParams = (rows: Row[], columns: Array<[string, string]>) => columns.map(([c, t]) => arrayLiteral(rows.map((r) => textOf(r[c], t))));
+/** One array literal per column of `rows`; `column`'s values from `values` instead (no row copied to change one value). */
+const rowParams = (rows: Row[], columns: Array<[string, string]>, column?: string, values?: string[]) =>
+  columns.map(([c, t]) => arrayLiteral(c === column ? values! : rows.map((r) => textOf(r[c], t))));
 const colList = (columns: string[], prefix = '') => columns.map((c) => `${prefix}"${c}"`).join(', ');
 
 interface Incoming { key: string; row: Row; hash: string }
@@ -191,24 +199,27 @@ export async function importTable(
   let lastKey: string | undefined;
 
   // One batch is written while the next is read from the source and mapped: the source, this
-  // process and the target work at the same time. A table whose rows cannot meet each other in the
-  // target (no natural key, not a link table, each key once so far) has up to `opts.writers` batches
-  // written at once, each on its own connection; any other table one batch after the other, in
-  // order, so that of two rows with the same natural key the first is always the one imported.
-  const writing: Array<Promise<void>> = [];
+  // process and the target work at the same time. Up to `opts.writers` batches of a table are
+  // written at once, each on its own connection, when their rows cannot meet in the target: each
+  // key once so far (so each id once), not a link table, and no natural key or none shared with a
+  // batch still being written (`naturalKeyOf`). Otherwise the batch waits for those before it, so
+  // that of two rows with the same natural key the first is always the one imported.
+  const writing: Array<{ done: Promise<void>; keys?: Set<string> }> = [];
   let batch: Incoming[] = [];
   const flush = async (drain = false) => {
-    const parallel = spec.naturalKey === undefined && !spec.link && keysUnique;
-    const limit = drain ? 0 : (parallel ? Math.max(1, opts.writers ?? 1) : 1) - 1;
-    while (writing.length > limit) await writing.shift();
-    if (batch.length === 0) return;
     const current = batch;
     batch = [];
+    const keys = spec.naturalKeyOf && current.length > 0 ? new Set(current.map((i) => spec.naturalKeyOf!(i.row))) : undefined;
+    const parallel = !spec.link && keysUnique && (spec.naturalKey === undefined || keys !== undefined)
+      && !(keys && writing.some((w) => w.keys && [...keys].some((k) => w.keys!.has(k))));
+    const limit = drain || !parallel ? 0 : Math.max(1, opts.writers ?? 1) - 1;
+    while (writing.length > limit) await writing.shift()!.done;
+    if (current.length === 0) return;
     const lookup = state.lookup;
-    const written = run((tx) => writeBatch(spec, tx, current, opts, report, state, lookup)).then(tick);
+    const done = run((tx) => writeBatch(spec, tx, current, opts, report, state, lookup)).then(tick);
     // Awaited by a later flush; an error before then must not go unhandled.
-    written.catch(() => {});
-    writing.push(written);
+    done.catch(() => {});
+    writing.push({ done, keys });
   };
   const cursor = source.unsafe(spec.select).cursor(opts.batchSize)[Symbol.asyncIterator]();
   let next = Promise.resolve(cursor.next());
@@ -248,7 +259,7 @@ export async function importTable(
     await flush(true);
   } catch (err) {
     // The batches still being written end (committed or not) before the error goes on.
-    await Promise.allSettled(writing);
+    await Promise.allSettled(writing.map((w) => w.done));
     throw err;
   } finally {
     // Stopped early (an error): close the cursor once the batch asked for has come, so the
@@ -382,7 +393,7 @@ async function probeMatches(spec: TableSpec, tx: Tx, items: Incoming[]): Promise
   const found = await tx.unsafe<Array<{ _key: string }>>(
     `with x as materialized ${rowsFrom(cols, 1)}
      ${probe(idCond)}${spec.naturalKey ? ` union ${probe(spec.naturalKey)}` : ''}`,
-    rowParams(items.map((i) => ({ ...i.row, _key: i.key })), cols) as never[],
+    rowParams(items.map((i) => i.row), cols, '_key', items.map((i) => i.key)) as never[],
   );
   return new Set(found.map((f) => String(f._key)));
 }
@@ -404,7 +415,7 @@ async function findMatches(spec: TableSpec, tx: Tx, all: Incoming[]): Promise<Ma
   const found = await tx.unsafe<Array<Omit<Match, 'target_key'> & { target_key: unknown }>>(
     `with x as materialized ${rowsFrom(cols, 1)}
      ${pick} ${from} on ${idCond}${spec.naturalKey ? ` union ${pick} ${from} on ${spec.naturalKey}` : ''}`,
-    rowParams(items.map((i) => ({ ...i.row, _key: i.key })), cols) as never[],
+    rowParams(items.map((i) => i.row), cols, '_key', items.map((i) => i.key)) as never[],
   );
   for (const f of found) {
     const list = out.get(f.key) ?? [];
@@ -438,7 +449,9 @@ async function upsert(
   const book = () => [opts.source, spec.name, writes.map((w) => w.key), writes.map((w) => w.targetKey), writes.map((w) => w.hash)];
   let booked = false;
   if (kept.length > 0) {
-    const params = rowParams(kept.map((w) => ({ ...w.row, [keyCol]: composite(spec) ? w.row[keyCol] : w.targetKey })), spec.columns);
+    const params = composite(spec)
+      ? rowParams(kept.map((w) => w.row), spec.columns)
+      : rowParams(kept.map((w) => w.row), spec.columns, keyCol, kept.map((w) => w.targetKey));
     const update = spec.link ? 'do nothing' : `do update set ${names.filter((c) => !spec.conflict.includes(c)).map((c) => `"${c}" = ${spec.onUpdate?.[c] ?? `excluded."${c}"`}`).join(', ')}`;
     const insert = (first: number) => `insert into ${spec.target} as t (${colList(names)})
        select ${colList(names)} from ${rowsFrom(spec.columns, first)} x${fresh ? '' : `

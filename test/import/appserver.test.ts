@@ -409,6 +409,31 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
       .toEqual([{ source_key: '701' }, { source_key: '703' }]);
   });
 
+  it('batches written at once: of two messages with the same duplicate key, the first is imported and the second is a conflict', async () => {
+    const twice = await database('empty');
+    const into = await database('migrated');
+    opened.push(twice.sql, into.sql);
+    await twice.sql.unsafe(FIXTURE);
+    // 702 repeats 701 (the reference's duplicate rule's fields), 704 703, …; one row a batch, each
+    // batch written while the next is read: 702 must wait for 701's batch, however they are scheduled.
+    await twice.sql.unsafe(`
+      insert into projects (id, created_at, updated_at, project_id) values (100, '2021-01-01', '2021-01-01', 'study-a');
+      insert into users (id, created_at, updated_at, enrolment_date, fcm_token, subject_id, timezone, project_id, language)
+        values (300, '2021-01-01', '2021-01-01', '2021-01-01', 'fcm-a', 'sub-a', 'UTC', 100, 'en');
+      insert into notifications (id, created_at, updated_at, app_package, delivered, scheduled_time, source_id, source_type, title, ttl_seconds, type, validated, user_id)
+        select 700 + n, '2021-01-01', '2021-01-01', 'pkg', false, ${at(30)}, 's', 'aRMT', 'N ' || ((n + 1) / 2), 0, 't', false, 300
+        from generate_series(1, 40) n;
+    `);
+    const report = await importInto(into.url, twice.url, { batchSize: 1 });
+    const firsts = Array.from({ length: 20 }, (_, i) => 701 + 2 * i);
+    expect(skips(report)).toEqual({
+      'appserver.notifications': firsts.map((id) => ({
+        key: String(id + 1), error: true, reason: `conflict: row ${id} has the same key with different content here (--overwrite replaces it)`,
+      })),
+    });
+    expect(await into.sql`select id::int from appserver.messages order by id`).toEqual(firsts.map((id) => ({ id })));
+  });
+
   it('npm run import killed with SIGKILL half-way and run again equals one uninterrupted run', async () => {
     const killed = await database('migrated');
     const clean = await database('migrated');
