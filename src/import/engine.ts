@@ -297,6 +297,23 @@ async function writeBatch(
     state.known += rows.length;
   }
 
+  const ownKey = (item: Incoming) =>
+    (composite(spec) ? spec.conflict.map((c) => String(item.row[c])).join(':') : String(item.row[spec.conflict[0]!]));
+  // A first run's batch (no bookkeeping row, each key once) of a table without a natural key: its
+  // rows can meet target rows only by their key, a unique index, so plain inserts that succeed are
+  // what matching them first would have led to (no match), without matching. Should one fail (a row
+  // with that key there, or one the target refuses), the batch goes the long way below.
+  if (!lookup && spec.naturalKey === undefined && !spec.generatedId) {
+    const all = batch.map((item) => ({ ...item, targetKey: ownKey(item) }));
+    try {
+      await tx.savepoint((sp) => upsert(spec, sp, all, opts, true));
+      report.imported += all.length;
+      return;
+    } catch {
+      // The long way.
+    }
+  }
+
   // `fresh`: matched nothing in the target (see `upsert`).
   const writes: Array<Incoming & { targetKey: string; kind: 'imported' | 'updated'; fresh?: boolean }> = [];
   const fresh: Incoming[] = [];
@@ -313,20 +330,18 @@ async function writeBatch(
     );
     fresh.forEach((item, i) => writes.push({ ...item, targetKey: made[i]!.id, kind: 'imported', fresh: true }));
   } else if (fresh.length > 0) {
-    const keyCol = spec.conflict[0]!;
     const matches = await findMatches(spec, tx, fresh);
     for (const item of fresh) {
       const found = matches.get(item.key) ?? [];
-      const ownKey = composite(spec) ? spec.conflict.map((c) => String(item.row[c])).join(':') : String(item.row[keyCol]);
       if (found.length === 0) {
-        writes.push({ ...item, targetKey: ownKey, kind: 'imported', fresh: true });
+        writes.push({ ...item, targetKey: ownKey(item), kind: 'imported', fresh: true });
         continue;
       }
       const byName = found.find((f) => f.by_name);
       const byId = found.find((f) => f.by_id);
       if (spec.link) {
         // The link exists already (a built-in membership): adopt it.
-        writes.push({ ...item, targetKey: ownKey, kind: 'imported' });
+        writes.push({ ...item, targetKey: ownKey(item), kind: 'imported' });
       } else if (byName && (spec.merge?.(item.row) || spec.adoptByNaturalKey)) {
         // A built-in row (admin, ManagementPortalapp, main) or a shared role: the source wins, the target's id stays.
         if (!spec.adoptByNaturalKey || !byName.same) writes.push({ ...item, targetKey: byName.target_key, kind: 'imported' });
