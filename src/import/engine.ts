@@ -271,9 +271,10 @@ export async function importTable(
     await run((tx) => deleteGone(spec, source, tx, opts, report));
   }
   if (spec.sequence) await run((tx) => advanceSequence(tx, spec.target));
-  // Fresh statistics for what was written (a new target has none): for the next tables' lookups
-  // and for the service's queries, before autovacuum gets to it.
-  if (report.imported + report.updated + report.deleted > 0) await run((tx) => tx.unsafe(`analyze ${spec.target}, import.imported_rows`));
+  // Fresh statistics for what was written (a new target has none): for the service's queries,
+  // before autovacuum gets to it. The bookkeeping's are renewed once per source (run.ts): sampling
+  // it after each table read most of its pages again and again, and only a later run looks it up.
+  if (report.imported + report.updated + report.deleted > 0) await run((tx) => tx.unsafe(`analyze ${spec.target}`));
   report.seconds = (performance.now() - started) / 1000;
   tick();
   return report;

@@ -209,13 +209,17 @@ async function importSource(
     // One snapshot of the whole source: its tables agree with each other, and nothing is written there.
     await source.begin('isolation level repeatable read read only', async (tx) => {
       const specs = typeof specsOf === 'function' ? await specsOf(tx as unknown as Tx) : specsOf;
+      let written = false;
       for (const spec of specs) {
         const report = await importTable(spec, tx as unknown as Tx, run, {
           source: name, dryRun: opts.dryRun, overwrite: opts.overwrite, batchSize: opts.batchSize, ids: opts.ids, writers: opts.writers,
           progress: opts.progress && ((table, rows, seconds) => opts.progress!(`${name}.${table}`, rows, seconds)),
         });
         tables[`${name}.${spec.name}`] = { ...report, rowsPerSecond: report.seconds > 0 ? Math.round(report.read / report.seconds) : 0 };
+        written ||= report.imported + report.updated + report.deleted > 0;
       }
+      // Fresh statistics of the bookkeeping, for the next run's lookups.
+      if (written) await run((target) => target.unsafe('analyze import.imported_rows'));
     });
   } finally {
     await source.end({ timeout: 5 });
