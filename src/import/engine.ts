@@ -74,6 +74,12 @@ export interface TableSpec {
   conflict: string[];
   /** SQL condition (aliases `t` target, `x` incoming) for "the same natural key", besides the same id. */
   naturalKey?: string;
+  /**
+   * `naturalKey` as a string, when it is plain equality of columns: rows whose strings differ never
+   * match each other by natural key (a null may compare equal here, never the reverse). With it,
+   * batches whose rows share no natural key are written at once (see `importTable`).
+   */
+  naturalKeyOf?(row: Row): string;
   /** Columns compared to decide whether an existing target row has "the same content". */
   compare?: string[];
   /** Source row → target row (ids mapped); undefined skips the row with the reason thrown. */
@@ -125,13 +131,44 @@ export interface EngineOptions {
   batchSize: number;
   ids: IdMap;
   progress?: (table: string, rows: number, seconds: number) => void;
+  /** How many batches of a table may be written at once (each in its own transaction; default 1). */
+  writers?: number;
 }
 
 const hashOf = (row: Row, columns: Array<[string, string]>) =>
   hash('sha256', JSON.stringify(columns.map(([c]) => row[c] ?? null)), 'base64url');
 
-/** `x(col type, …)` for json_to_recordset (json, not jsonb: read once, it parses ~40 % faster). */
-const recordDef = (columns: Array<[string, string]>) => columns.map(([c, t]) => `"${c}" ${t}`).join(', ');
+/**
+ * A value as the text its column's type reads: what `JSON.stringify` would have written, unquoted
+ * (a Date as its ISO instant, an invalid one or a non-finite number as null), a json/jsonb value as
+ * its JSON text, an array for an array column as an array literal.
+ */
+export function textOf(value: unknown, type: string): string | null {
+  if (value === null || value === undefined) return null;
+  if (type === 'json' || type === 'jsonb') return JSON.stringify(value);
+  if (value instanceof Date) return value.toJSON();
+  if (type.endsWith('[]') && Array.isArray(value)) return arrayLiteral(value.map((v) => (v === null || v === undefined ? null : String(v))));
+  if (typeof value === 'number' && !Number.isFinite(value)) return null;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** A text array's literal (`{"a","b \\"c\\"",NULL}`). */
+const arrayLiteral = (values: Array<string | null>) =>
+  `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
+
+/**
+ * Rows sent to the target as one text array per column (`rowParams`: each an array literal, sent as
+ * it is), read back as typed rows by `rowsFrom`: the database parses an array of text several times
+ * faster than json_to_recordset's objects (a hash table per object), and the casts are the same
+ * input functions.
+ */
+const rowsFrom = (columns: Array<[string, string]>, first: number) =>
+  `(select ${columns.map(([c, t], i) => `u.c${i}::${t} as "${c}"`).join(', ')}
+    from unnest(${columns.map((_, i) => `$${first + i}::text[]`).join(', ')}) as u(${columns.map((_, i) => `c${i}`).join(', ')}))`;
+/** One array literal per column of `rows`; `column`'s values from `values` instead (no row copied to change one value). */
+const rowParams = (rows: Row[], columns: Array<[string, string]>, column?: string, values?: string[]) =>
+  columns.map(([c, t]) => arrayLiteral(c === column ? values! : rows.map((r) => textOf(r[c], t))));
 const colList = (columns: string[], prefix = '') => columns.map((c) => `${prefix}"${c}"`).join(', ');
 
 interface Incoming { key: string; row: Row; hash: string }
@@ -162,19 +199,27 @@ export async function importTable(
   let lastKey: string | undefined;
 
   // One batch is written while the next is read from the source and mapped: the source, this
-  // process and the target work at the same time. The writes stay one after the other, in order.
-  let writing: Promise<void> | undefined;
+  // process and the target work at the same time. Up to `opts.writers` batches of a table are
+  // written at once, each on its own connection, when their rows cannot meet in the target: each
+  // key once so far (so each id once), not a link table, and no natural key or none shared with a
+  // batch still being written (`naturalKeyOf`). Otherwise the batch waits for those before it, so
+  // that of two rows with the same natural key the first is always the one imported.
+  const writing: Array<{ done: Promise<void>; keys?: Set<string> }> = [];
   let batch: Incoming[] = [];
-  const flush = async () => {
-    if (writing) await writing;
-    writing = undefined;
-    if (batch.length === 0) return;
+  const flush = async (drain = false) => {
     const current = batch;
     batch = [];
+    const keys = spec.naturalKeyOf && current.length > 0 ? new Set(current.map((i) => spec.naturalKeyOf!(i.row))) : undefined;
+    const parallel = !spec.link && keysUnique && (spec.naturalKey === undefined || keys !== undefined)
+      && !(keys && writing.some((w) => w.keys && [...keys].some((k) => w.keys!.has(k))));
+    const limit = drain || !parallel ? 0 : Math.max(1, opts.writers ?? 1) - 1;
+    while (writing.length > limit) await writing.shift()!.done;
+    if (current.length === 0) return;
     const lookup = state.lookup;
-    writing = run((tx) => writeBatch(spec, tx, current, opts, report, state, lookup)).then(tick);
-    // Awaited at the next flush; an error before then must not go unhandled.
-    writing.catch(() => {});
+    const done = run((tx) => writeBatch(spec, tx, current, opts, report, state, lookup)).then(tick);
+    // Awaited by a later flush; an error before then must not go unhandled.
+    done.catch(() => {});
+    writing.push({ done, keys });
   };
   const cursor = source.unsafe(spec.select).cursor(opts.batchSize)[Symbol.asyncIterator]();
   let next = Promise.resolve(cursor.next());
@@ -210,21 +255,26 @@ export async function importTable(
         if (batch.length >= opts.batchSize) await flush();
       }
     }
+    await flush(true);
+    await flush(true);
+  } catch (err) {
+    // The batches still being written end (committed or not) before the error goes on.
+    await Promise.allSettled(writing.map((w) => w.done));
+    throw err;
   } finally {
     // Stopped early (an error): close the cursor once the batch asked for has come, so the
     // source's transaction can end.
     if (!finished && !(await next.catch(() => ({ done: true }))).done) await cursor.return?.();
   }
-  await flush();
-  await flush();
   // Every bookkeeping row of an earlier run was met again (each key once): none is gone.
   if (bookedBefore > 0 && !(keysUnique && state.known === bookedBefore)) {
     await run((tx) => deleteGone(spec, source, tx, opts, report));
   }
   if (spec.sequence) await run((tx) => advanceSequence(tx, spec.target));
-  // Fresh statistics for what was written (a new target has none): for the next tables' lookups
-  // and for the service's queries, before autovacuum gets to it.
-  if (report.imported + report.updated + report.deleted > 0) await run((tx) => tx.unsafe(`analyze ${spec.target}, import.imported_rows`));
+  // Fresh statistics for what was written (a new target has none): for the service's queries,
+  // before autovacuum gets to it. The bookkeeping's are renewed once per source (run.ts): sampling
+  // it after each table read most of its pages again and again, and only a later run looks it up.
+  if (report.imported + report.updated + report.deleted > 0) await run((tx) => tx.unsafe(`analyze ${spec.target}`));
   report.seconds = (performance.now() - started) / 1000;
   tick();
   return report;
@@ -248,7 +298,25 @@ async function writeBatch(
     state.known += rows.length;
   }
 
-  const writes: Array<Incoming & { targetKey: string; kind: 'imported' | 'updated' }> = [];
+  const ownKey = (item: Incoming) =>
+    (composite(spec) ? spec.conflict.map((c) => String(item.row[c])).join(':') : String(item.row[spec.conflict[0]!]));
+  // A first run's batch (no bookkeeping row, each key once) of a table without a natural key: its
+  // rows can meet target rows only by their key, a unique index, so plain inserts that succeed are
+  // what matching them first would have led to (no match), without matching. Should one fail (a row
+  // with that key there, or one the target refuses), the batch goes the long way below.
+  if (!lookup && spec.naturalKey === undefined && !spec.generatedId) {
+    const all = batch.map((item) => ({ ...item, targetKey: ownKey(item) }));
+    try {
+      await tx.savepoint((sp) => upsert(spec, sp, all, opts, true));
+      report.imported += all.length;
+      return;
+    } catch {
+      // The long way.
+    }
+  }
+
+  // `fresh`: matched nothing in the target (see `upsert`).
+  const writes: Array<Incoming & { targetKey: string; kind: 'imported' | 'updated'; fresh?: boolean }> = [];
   const fresh: Incoming[] = [];
   for (const item of batch) {
     const k = known.get(item.key);
@@ -261,22 +329,20 @@ async function writeBatch(
     const made = await tx.unsafe<Array<{ id: string }>>(
       `select nextval(pg_get_serial_sequence($1, 'id'))::text as id from generate_series(1, $2::int)`, [spec.target, fresh.length],
     );
-    fresh.forEach((item, i) => writes.push({ ...item, targetKey: made[i]!.id, kind: 'imported' }));
+    fresh.forEach((item, i) => writes.push({ ...item, targetKey: made[i]!.id, kind: 'imported', fresh: true }));
   } else if (fresh.length > 0) {
-    const keyCol = spec.conflict[0]!;
     const matches = await findMatches(spec, tx, fresh);
     for (const item of fresh) {
       const found = matches.get(item.key) ?? [];
-      const ownKey = composite(spec) ? spec.conflict.map((c) => String(item.row[c])).join(':') : String(item.row[keyCol]);
       if (found.length === 0) {
-        writes.push({ ...item, targetKey: ownKey, kind: 'imported' });
+        writes.push({ ...item, targetKey: ownKey(item), kind: 'imported', fresh: true });
         continue;
       }
       const byName = found.find((f) => f.by_name);
       const byId = found.find((f) => f.by_id);
       if (spec.link) {
         // The link exists already (a built-in membership): adopt it.
-        writes.push({ ...item, targetKey: ownKey, kind: 'imported' });
+        writes.push({ ...item, targetKey: ownKey(item), kind: 'imported' });
       } else if (byName && (spec.merge?.(item.row) || spec.adoptByNaturalKey)) {
         // A built-in row (admin, ManagementPortalapp, main) or a shared role: the source wins, the target's id stays.
         if (!spec.adoptByNaturalKey || !byName.same) writes.push({ ...item, targetKey: byName.target_key, kind: 'imported' });
@@ -299,9 +365,11 @@ async function writeBatch(
   }
   if (writes.length === 0) return;
 
-  // All at once; on an error, row by row, so one bad row skips only itself.
+  // All at once; on an error, row by row, so one bad row skips only itself. Without the bookkeeping
+  // lookup (a first run, each key once so far) no key of the batch has a bookkeeping row either.
+  const allFresh = !lookup && writes.every((w) => w.fresh === true);
   try {
-    await tx.savepoint((sp) => upsert(spec, sp, writes, opts));
+    await tx.savepoint((sp) => upsert(spec, sp, writes, opts, allFresh));
     for (const w of writes) report[w.kind]++;
   } catch {
     for (const w of writes) {
@@ -336,13 +404,12 @@ const namedColumns = (condition: string) => new Set([...condition.matchAll(/\bx\
 async function probeMatches(spec: TableSpec, tx: Tx, items: Incoming[]): Promise<Set<string>> {
   const needed = new Set([...spec.conflict, ...(spec.naturalKey ? namedColumns(spec.naturalKey) : [])]);
   const cols = [['_key', 'text'] as [string, string], ...spec.columns.filter(([c]) => needed.has(c))];
-  const payload = JSON.stringify(items.map((i) => Object.fromEntries([['_key', i.key], ...cols.slice(1).map(([c]) => [c, i.row[c] ?? null])])));
   const idCond = spec.conflict.map((c) => `t."${c}" = x."${c}"`).join(' and ');
   const probe = (on: string) => `select x._key from x join ${spec.target} t on ${on}`;
   const found = await tx.unsafe<Array<{ _key: string }>>(
-    `with x as materialized (select * from json_to_recordset($1::text::json) as x(${recordDef(cols)}))
+    `with x as materialized ${rowsFrom(cols, 1)}
      ${probe(idCond)}${spec.naturalKey ? ` union ${probe(spec.naturalKey)}` : ''}`,
-    [payload],
+    rowParams(items.map((i) => i.row), cols, '_key', items.map((i) => i.key)) as never[],
   );
   return new Set(found.map((f) => String(f._key)));
 }
@@ -357,14 +424,14 @@ async function findMatches(spec: TableSpec, tx: Tx, all: Incoming[]): Promise<Ma
   const idCond = spec.conflict.map((c) => `t."${c}" = x."${c}"`).join(' and ');
   const compare = spec.compare ?? spec.columns.map(([c]) => c);
   const same = compare.length ? `(${colList(compare, 't.')}) is not distinct from (${colList(compare, 'x.')})` : 'true';
-  const payload = JSON.stringify(items.map((i) => ({ ...i.row, _key: i.key })));
   // Two joins, by id and by natural key, each able to use its index (one join on `a or b` cannot).
   const pick = `select x._key as key, t."${keyCol}"::text as target_key, (${idCond}) as by_id,
        ${spec.naturalKey ? `coalesce(${spec.naturalKey}, false)` : 'false'} as by_name, ${same} as same`;
-  const from = `from json_to_recordset($1::text::json) as x(${recordDef(cols)}) join ${spec.target} t`;
+  const from = `from x join ${spec.target} t`;
   const found = await tx.unsafe<Array<Omit<Match, 'target_key'> & { target_key: unknown }>>(
-    `${pick} ${from} on ${idCond}${spec.naturalKey ? ` union ${pick} ${from} on ${spec.naturalKey}` : ''}`,
-    [payload],
+    `with x as materialized ${rowsFrom(cols, 1)}
+     ${pick} ${from} on ${idCond}${spec.naturalKey ? ` union ${pick} ${from} on ${spec.naturalKey}` : ''}`,
+    rowParams(items.map((i) => i.row), cols, '_key', items.map((i) => i.key)) as never[],
   );
   for (const f of found) {
     const list = out.get(f.key) ?? [];
@@ -374,12 +441,23 @@ async function findMatches(spec: TableSpec, tx: Tx, all: Incoming[]): Promise<Ma
   return out;
 }
 
-/** The bookkeeping rows of a batch (`$1` source, `$2` table, `$3`–`$5` keys, target keys, hashes). */
-const BOOKKEEPING = `insert into import.imported_rows (source, source_table, source_key, target_key, content_hash)
-  select $1, $2, b.k, b.t, b.h from unnest($3::text[], $4::text[], $5::text[]) as b(k, t, h)
-  on conflict (source, source_table, source_key) do update set target_key = excluded.target_key, content_hash = excluded.content_hash, imported_at = now()`;
+/**
+ * The bookkeeping rows of a batch (`$1` source, `$2` table, `$3`–`$5` keys, target keys, hashes);
+ * `fresh`: every key is new to the bookkeeping, so a plain insert (no ON CONFLICT: no arbiter
+ * index probe before each row).
+ */
+const bookkeeping = (fresh: boolean) => `insert into import.imported_rows (source, source_table, source_key, target_key, content_hash)
+  select $1, $2, b.k, b.t, b.h from unnest($3::text[], $4::text[], $5::text[]) as b(k, t, h)${fresh ? '' : `
+  on conflict (source, source_table, source_key) do update set target_key = excluded.target_key, content_hash = excluded.content_hash, imported_at = now()`}`;
 
-async function upsert(spec: TableSpec, tx: Tx, writes: Array<Incoming & { targetKey: string }>, opts: EngineOptions): Promise<void> {
+/**
+ * Writes rows and their bookkeeping. `fresh`: no row of the batch can exist in the target or in the
+ * bookkeeping (a first run's batch whose keys matched nothing), so plain inserts; should one exist
+ * after all, the statement fails and the caller writes row by row with `fresh` false, as always.
+ */
+async function upsert(
+  spec: TableSpec, tx: Tx, writes: Array<Incoming & { targetKey: string }>, opts: EngineOptions, fresh = false,
+): Promise<void> {
   const keyCol = spec.conflict[0]!;
   const newIds = writes.filter((w) => w.targetKey === '');
   const kept = writes.filter((w) => w.targetKey !== '');
@@ -387,27 +465,29 @@ async function upsert(spec: TableSpec, tx: Tx, writes: Array<Incoming & { target
   const book = () => [opts.source, spec.name, writes.map((w) => w.key), writes.map((w) => w.targetKey), writes.map((w) => w.hash)];
   let booked = false;
   if (kept.length > 0) {
-    const payload = JSON.stringify(kept.map((w) => ({ ...w.row, [keyCol]: composite(spec) ? w.row[keyCol] : w.targetKey })));
+    const params = composite(spec)
+      ? rowParams(kept.map((w) => w.row), spec.columns)
+      : rowParams(kept.map((w) => w.row), spec.columns, keyCol, kept.map((w) => w.targetKey));
     const update = spec.link ? 'do nothing' : `do update set ${names.filter((c) => !spec.conflict.includes(c)).map((c) => `"${c}" = ${spec.onUpdate?.[c] ?? `excluded."${c}"`}`).join(', ')}`;
-    const insert = (param: string) => `insert into ${spec.target} as t (${colList(names)})
-       select ${colList(names)} from json_to_recordset(${param}::text::json) as x(${recordDef(spec.columns)})
-       on conflict (${colList(spec.conflict)}) ${update}`;
+    const insert = (first: number) => `insert into ${spec.target} as t (${colList(names)})
+       select ${colList(names)} from ${rowsFrom(spec.columns, first)} x${fresh ? '' : `
+       on conflict (${colList(spec.conflict)}) ${update}`}`;
     // Every target key known: the rows and their bookkeeping in one statement.
     booked = newIds.length === 0;
     await (booked
-      ? tx.unsafe(`with written as (${insert('$6')}) ${BOOKKEEPING}`, [...book(), payload])
-      : tx.unsafe(insert('$1'), [payload]));
+      ? tx.unsafe(`with written as (${insert(6)}) ${bookkeeping(fresh)}`, [...book(), ...params] as never[])
+      : tx.unsafe(insert(1), params as never[]));
   }
   for (const w of newIds) {
-    const rest = names.filter((c) => c !== keyCol);
+    const rest = spec.columns.filter(([c]) => c !== keyCol);
     const [made] = await tx.unsafe<Array<{ id: string }>>(
-      `insert into ${spec.target} (${colList(rest)}) select ${colList(rest)} from json_to_recordset($1::text::json) as x(${recordDef(spec.columns.filter(([c]) => c !== keyCol))})
+      `insert into ${spec.target} (${colList(rest.map(([c]) => c))}) select ${colList(rest.map(([c]) => c))} from ${rowsFrom(rest, 1)} x
        returning "${keyCol}"::text as id`,
-      [JSON.stringify([w.row])],
+      rowParams([w.row], rest) as never[],
     );
     w.targetKey = made!.id;
   }
-  if (!booked) await tx.unsafe(BOOKKEEPING, book() as never[]);
+  if (!booked) await tx.unsafe(bookkeeping(fresh), book() as never[]);
   for (const w of writes) opts.ids.set(spec.target, w.key, w.targetKey);
 }
 

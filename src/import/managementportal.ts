@@ -27,12 +27,20 @@ const compared = (columns: Array<[string, string]>) => columns.map(([c]) => c).f
  * `created_date` is required here: a row without any revision in the source (the reference wrote
  * a base revision for every row when it enabled Envers, so only a damaged source has one) gets the epoch.
  */
-const audited = (row: Row): Row => ({ ...row, created_date: row.created_date ?? new Date(0) });
+const audited = (row: Row): Row => {
+  row.created_date ??= new Date(0);
+  return row;
+};
 
 const attributes = (table: string, alias: string) =>
   `(select coalesce(jsonb_object_agg(m.attribute_key, m.attribute_value), '{}'::jsonb) from ${table} m where m.id = ${alias}.id and m.attribute_key is not null) as attributes`;
 
-const pick = (row: Row, columns: Array<[string, string]>) => Object.fromEntries(columns.map(([c]) => [c, row[c] ?? null]));
+/** The row's values of `columns` (null when missing), `set` written over them (a loop: this runs for every row). */
+const pick = (row: Row, columns: Array<[string, string]>, set?: Row): Row => {
+  const out: Row = {};
+  for (const [c] of columns) out[c] = row[c] ?? null;
+  return set ? Object.assign(out, set) : out;
+};
 
 /** The reference's comma-separated lists (`oauth_client_details`) as arrays. */
 export const commaList = (value: unknown): string[] =>
@@ -216,7 +224,7 @@ export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
     present: byId('project'),
     compare: compared(PROJECTS),
     naturalKey: 't.project_name = x.project_name',
-    map: (row, ids) => audited({ ...pick(row, PROJECTS), organization_id: map(ids, 'organizations', row.organization_id) }),
+    map: (row, ids) => audited(pick(row, PROJECTS, { organization_id: map(ids, 'organizations', row.organization_id) })),
   },
   {
     name: 'source_type', target: 'management.source_types', columns: SOURCE_TYPES, conflict: ['id'], sequence: true,
@@ -232,7 +240,7 @@ export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
     present: byId('source_data'),
     compare: compared(SOURCE_DATA),
     naturalKey: 't.source_data_name = x.source_data_name',
-    map: (row, ids) => audited({ ...pick(row, SOURCE_DATA), source_type_id: map(ids, 'source_types', row.source_type_id) }),
+    map: (row, ids) => audited(pick(row, SOURCE_DATA, { source_type_id: map(ids, 'source_types', row.source_type_id) })),
   },
   {
     name: 'project_source_type', target: 'management.project_source_types', link: true,
@@ -285,7 +293,7 @@ export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
     present: byId('subject'),
     compare: compared(SUBJECTS),
     naturalKey: 't.user_id = x.user_id',
-    map: (row, ids) => audited({ ...pick(row, SUBJECTS), user_id: map(ids, 'users', row.user_id), group_id: map(ids, 'groups', row.group_id) }),
+    map: (row, ids) => audited(pick(row, SUBJECTS, { user_id: map(ids, 'users', row.user_id), group_id: map(ids, 'groups', row.group_id) })),
   },
   {
     name: 'radar_source', target: 'management.sources', columns: SOURCES, conflict: ['id'], sequence: true,
@@ -295,10 +303,10 @@ export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
     present: byId('radar_source'),
     compare: compared(SOURCES),
     naturalKey: '(t.source_id = x.source_id or t.source_name = x.source_name)',
-    map: (row, ids) => audited({
-      ...pick(row, SOURCES), source_type_id: map(ids, 'source_types', row.source_type_id),
+    map: (row, ids) => audited(pick(row, SOURCES, {
+      source_type_id: map(ids, 'source_types', row.source_type_id),
       project_id: map(ids, 'projects', row.project_id), subject_id: map(ids, 'subjects', row.subject_id),
-    }),
+    })),
   },
   {
     name: 'oauth_client_details', target: 'management.oauth_client_details', columns: CLIENTS, conflict: ['client_id'],
@@ -332,7 +340,7 @@ export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
       where a."expiresAt" > (now() at time zone 'UTC') and a.scope is not null and a."clientId" is not null
       order by 1`,
     naturalKey: 't.user_id = x.user_id and t.client_id = x.client_id and t.scope = x.scope',
-    map: (row, ids) => ({ ...pick(row, APPROVALS), user_id: map(ids, 'users', row.user_id), last_modified_at: row.last_modified_at ?? row.expires_at }),
+    map: (row, ids) => pick(row, APPROVALS, { user_id: map(ids, 'users', row.user_id), last_modified_at: row.last_modified_at ?? row.expires_at }),
   },
   {
     // Only the tokens that can still be used: unexpired, and persistent or not yet fetched (QR codes already printed).
@@ -342,7 +350,7 @@ export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
     present: `select id::text as _key from radar_meta_token where id = any($1::text[]::bigint[])
       and expiry_date > (now() at time zone 'UTC') and (persistent or not fetched)`,
     naturalKey: 't.token_name = x.token_name',
-    map: (row, ids) => ({ ...pick(row, META_TOKENS), subject_id: map(ids, 'subjects', row.subject_id) }),
+    map: (row, ids) => pick(row, META_TOKENS, { subject_id: map(ids, 'subjects', row.subject_id) }),
   },
   {
     // No client holds an audit event's id: one the target's own events already use gets the next free one.
@@ -352,7 +360,7 @@ export const MANAGEMENTPORTAL_TABLES: TableSpec[] = [
       (select coalesce(jsonb_object_agg(d.name, d.value), '{}'::jsonb) from jhi_persistent_audit_evt_data d where d.event_id = e.event_id) as data
       from jhi_persistent_audit_event e order by e.event_id`,
     present: 'select event_id::text as _key from jhi_persistent_audit_event where event_id = any($1::text[]::bigint[])',
-    map: (row) => ({ ...pick(row, AUDIT_EVENTS), event_date: row.event_date ?? new Date(0), event_type: row.event_type ?? '' }),
+    map: (row) => pick(row, AUDIT_EVENTS, { event_date: row.event_date ?? new Date(0), event_type: row.event_type ?? '' }),
   },
   {
     // The Envers revisions that changed a subject (who, when), ids kept (makeRoomForRevisions).

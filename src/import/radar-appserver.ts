@@ -26,7 +26,12 @@ import { hash } from 'node:crypto';
 import type { IdMap, Row, TableSpec, Tx } from './engine.js';
 
 const utc = (col: string, as: string) => `(${col} at time zone 'UTC') as ${as}`;
-const pick = (row: Row, columns: Array<[string, string]>) => Object.fromEntries(columns.map(([c]) => [c, row[c] ?? null]));
+/** The row's values of `columns` (null when missing), `set` written over them (a loop: this runs for every row). */
+const pick = (row: Row, columns: Array<[string, string]>, set?: Row): Row => {
+  const out: Row = {};
+  for (const [c] of columns) out[c] = row[c] ?? null;
+  return set ? Object.assign(out, set) : out;
+};
 const map = (ids: IdMap, table: string, value: unknown) => ids.get(`appserver.${table}`, value);
 
 /** States that mean the reference sent the message (or its app reported having it). */
@@ -162,7 +167,7 @@ const messageColumns = (quartz: boolean) => `m.id::text as _key, m.id, m.user_id
 const KEEP_SENT = { state: `case when t.state in ('EXECUTED', 'ERRORED') then t.state else excluded.state end` };
 
 const mapMessage = (kind: 'notification' | 'data') => (row: Row, ids: IdMap): Row => {
-  const out: Row = { ...pick(row, MESSAGES), kind, user_id: map(ids, 'users', row.user_id), task_id: map(ids, 'tasks', row.task_id) };
+  const out = pick(row, MESSAGES, { kind, user_id: map(ids, 'users', row.user_id), task_id: map(ids, 'tasks', row.task_id) });
   if (kind === 'data') for (const c of NOTIFICATION_ONLY) out[c] = null;
   out.email_enabled = kind === 'notification' && row.email_enabled === true;
   const scheduled = instant(row.scheduled_time).getTime();
@@ -171,6 +176,9 @@ const mapMessage = (kind: 'notification' | 'data') => (row: Row, ids: IdMap): Ro
     : [out.source_id, scheduled, out.ttl_seconds ?? 0]);
   return out;
 };
+
+/** A message's natural key (`naturalKey` of the message tables) as a string. */
+const messageKey = (row: Row) => `${String(row.user_id)}:${String(row.kind)}:${String(row.dedupe_key)}`;
 
 const eventSpec = (name: string, parent: string, fk: string, history: string | null, quartz: boolean): TableSpec => ({
   name, target: 'appserver.message_state_events', columns: MESSAGE_EVENTS, conflict: ['id'], sequence: true,
@@ -181,7 +189,7 @@ const eventSpec = (name: string, parent: string, fk: string, history: string | n
   present: `select e.id::text as _key from ${name} e join ${parent} m on m.id = e.${fk} ${sentJoin(name, fk, quartz)}
     where e.id = any($1::text[]::bigint[]) and ${messageFilter(history)}`,
   presentPage: PRESENT_PAGE,
-  map: (row, ids) => ({ ...pick(row, MESSAGE_EVENTS), message_id: map(ids, 'messages', row.message_id) }),
+  map: (row, ids) => pick(row, MESSAGE_EVENTS, { message_id: map(ids, 'messages', row.message_id) }),
 });
 
 /**
@@ -211,7 +219,7 @@ export function appserverTables(history: string | null, quartz = false): TableSp
         order by u.id`,
       present: 'select id::text as _key from users where id = any($1::text[]::bigint[])',
       naturalKey: '((t.project_id = x.project_id and t.subject_id = x.subject_id) or t.fcm_token = x.fcm_token)',
-      map: (row, ids) => ({ ...pick(row, USERS), project_id: map(ids, 'projects', row.project_id), timezone: normalizeTimezone(row.timezone) }),
+      map: (row, ids) => pick(row, USERS, { project_id: map(ids, 'projects', row.project_id), timezone: normalizeTimezone(row.timezone) }),
     },
     {
       name: 'tasks', target: 'appserver.tasks', columns: TASKS, conflict: ['id'], sequence: true,
@@ -225,13 +233,13 @@ export function appserverTables(history: string | null, quartz = false): TableSp
         from tasks order by id`,
       present: 'select id::text as _key from tasks where id = any($1::text[]::bigint[])',
       naturalKey: 't.user_id = x.user_id and t.name = x.name and t."timestamp" = x."timestamp"',
-      map: (row, ids) => ({ ...pick(row, TASKS), user_id: map(ids, 'users', row.user_id) }),
+      map: (row, ids) => pick(row, TASKS, { user_id: map(ids, 'users', row.user_id) }),
     },
     {
       name: 'task_state_events', target: 'appserver.task_state_events', columns: TASK_EVENTS, conflict: ['id'], sequence: true,
       select: `select id::text as _key, id, task_id, state, ${utc('time', 'time')}, associated_info from task_state_events order by id`,
       present: 'select id::text as _key from task_state_events where id = any($1::text[]::bigint[])',
-      map: (row, ids) => ({ ...pick(row, TASK_EVENTS), task_id: map(ids, 'tasks', row.task_id) }),
+      map: (row, ids) => pick(row, TASK_EVENTS, { task_id: map(ids, 'tasks', row.task_id) }),
     },
     {
       name: 'notifications', target: 'appserver.messages', columns: MESSAGES, conflict: ['id'], sequence: true, onUpdate: KEEP_SENT,
@@ -243,7 +251,7 @@ export function appserverTables(history: string | null, quartz = false): TableSp
         where ${messageFilter(history)} order by m.id`,
       present: presentMessages('notifications', 'notification_state_events', 'notification_id', history, quartz),
       presentPage: PRESENT_PAGE,
-      naturalKey: `t.user_id = x.user_id and t.kind = x.kind and t.dedupe_key = x.dedupe_key`,
+      naturalKey: `t.user_id = x.user_id and t.kind = x.kind and t.dedupe_key = x.dedupe_key`, naturalKeyOf: messageKey,
       map: mapMessage('notification'),
     },
     eventSpec('notification_state_events', 'notifications', 'notification_id', history, quartz),
@@ -256,7 +264,7 @@ export function appserverTables(history: string | null, quartz = false): TableSp
         where ${messageFilter(history)} order by m.id`,
       present: presentMessages('data_messages', 'data_message_state_events', 'data_message_id', history, quartz),
       presentPage: PRESENT_PAGE,
-      naturalKey: `t.user_id = x.user_id and t.kind = x.kind and t.dedupe_key = x.dedupe_key`,
+      naturalKey: `t.user_id = x.user_id and t.kind = x.kind and t.dedupe_key = x.dedupe_key`, naturalKeyOf: messageKey,
       map: mapMessage('data'),
     },
     eventSpec('data_message_state_events', 'data_messages', 'data_message_id', history, quartz),

@@ -86,6 +86,12 @@ export async function foreignRows(target: Sql): Promise<string[]> {
 
 class DryRunRollback extends Error {}
 
+/**
+ * Batches of one table written at once (engine.ts): the target's work per row is most of an
+ * import's, and one writer keeps one of its backends busy while this process mostly waits.
+ */
+const WRITERS = 2;
+
 export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   if (!opts.managementportal && !opts.appserver) throw new Error('nothing to import: give --managementportal and/or --appserver');
   const appserverSpecs = appserverTables(opts.history ?? null);
@@ -103,7 +109,8 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
 
   const { default: postgres } = await import('postgres');
   const target = postgres(opts.target.url, {
-    max: 2, username: opts.target.username, password: opts.target.password, onnotice: () => {},
+    // Each source writes up to WRITERS batches at once on connections of its own (engine.ts).
+    max: 2 * WRITERS, username: opts.target.username, password: opts.target.password, onnotice: () => {},
     // Each batch commits without waiting for its WAL flush: a crash of the target's server can lose
     // the last batches, each whole with its bookkeeping rows, and the next run writes them again.
     connection: { application_name: 'radar-import', synchronous_commit: 'off' },
@@ -122,7 +129,8 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
     if (!dryRun) await target`insert into import.runs (id, sources) values (${runId}, ${target.json(sources)})`;
 
     const ids = new IdMap();
-    const settings = { dryRun, overwrite: opts.overwrite ?? false, batchSize: opts.batchSize ?? 500, ids, progress: opts.progress };
+    // The dry run's one transaction writes one batch after the other.
+    const settings = { dryRun, overwrite: opts.overwrite ?? false, batchSize: opts.batchSize ?? 500, ids, progress: opts.progress, writers: dryRun ? 1 : WRITERS };
     const bySource: Record<string, ImportReport['tables']> = { managementportal: {}, appserver: {} };
     const importManagementPortal = async (run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>) => {
       await loadIdMap(target, 'managementportal', MANAGEMENTPORTAL_TABLES, ids);
@@ -193,7 +201,7 @@ async function loadIdMap(target: Sql, source: string, specs: TableSpec[], ids: I
 
 async function importSource(
   name: string, url: string, specsOf: TableSpec[] | ((source: Tx) => Promise<TableSpec[]>), run: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>,
-  tables: ImportReport['tables'], opts: { dryRun: boolean; overwrite: boolean; batchSize: number; ids: IdMap; progress?: ImportOptions['progress'] },
+  tables: ImportReport['tables'], opts: { dryRun: boolean; overwrite: boolean; batchSize: number; ids: IdMap; progress?: ImportOptions['progress']; writers: number },
 ): Promise<void> {
   const { default: postgres } = await import('postgres');
   const source = postgres(url, { max: 1, onnotice: () => {}, connection: { application_name: 'radar-import (read-only)' } });
@@ -201,13 +209,17 @@ async function importSource(
     // One snapshot of the whole source: its tables agree with each other, and nothing is written there.
     await source.begin('isolation level repeatable read read only', async (tx) => {
       const specs = typeof specsOf === 'function' ? await specsOf(tx as unknown as Tx) : specsOf;
+      let written = false;
       for (const spec of specs) {
         const report = await importTable(spec, tx as unknown as Tx, run, {
-          source: name, dryRun: opts.dryRun, overwrite: opts.overwrite, batchSize: opts.batchSize, ids: opts.ids,
+          source: name, dryRun: opts.dryRun, overwrite: opts.overwrite, batchSize: opts.batchSize, ids: opts.ids, writers: opts.writers,
           progress: opts.progress && ((table, rows, seconds) => opts.progress!(`${name}.${table}`, rows, seconds)),
         });
         tables[`${name}.${spec.name}`] = { ...report, rowsPerSecond: report.seconds > 0 ? Math.round(report.read / report.seconds) : 0 };
+        written ||= report.imported + report.updated + report.deleted > 0;
       }
+      // Fresh statistics of the bookkeeping, for the next run's lookups.
+      if (written) await run((target) => target.unsafe('analyze import.imported_rows'));
     });
   } finally {
     await source.end({ timeout: 5 });

@@ -384,6 +384,63 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     await expect(importInto(target.url, source.url, { history: '30 days' })).rejects.toThrow('--history: an ISO-8601 period such as P30D, got 30 days');
   });
 
+  it('a row the target refuses is skipped alone, with its reason, and the rest of its batch comes', async () => {
+    // The reference has no foreign key on a data message's user: one of an unknown user is refused here.
+    const orphan = await database('empty');
+    const into = await database('migrated');
+    opened.push(orphan.sql, into.sql);
+    await orphan.sql.unsafe(FIXTURE);
+    await orphan.sql.unsafe(`
+      insert into projects (id, created_at, updated_at, project_id) values (100, '2021-01-01', '2021-01-01', 'study-a');
+      insert into users (id, created_at, updated_at, enrolment_date, fcm_token, subject_id, timezone, project_id, language)
+        values (300, '2021-01-01', '2021-01-01', '2021-01-01', 'fcm-a', 'sub-a', 'UTC', 100, 'en');
+      insert into data_messages (id, created_at, updated_at, app_package, delivered, scheduled_time, source_id, source_type, ttl_seconds, validated, user_id)
+        select 700 + n, '2021-01-01', '2021-01-01', 'pkg', false, ${at(30)}, 'data-' || n, 'aRMT', 0, false, case when n = 2 then 999 else 300 end
+        from generate_series(1, 3) n;
+      insert into data_message_state_events (id, state, time, data_message_id) select 800 + n, 'ADDED', '2021-01-01', 700 + n from generate_series(1, 3) n;
+    `);
+    const report = await importInto(into.url, orphan.url);
+    expect(skips(report)).toEqual({
+      'appserver.data_messages': [{ key: '702', error: true, reason: expect.stringMatching(/^SQLSTATE 23503: constraint messages_user_id_users_id_fk: /) }],
+      // Its state event then has no message here (a table written without matching first: the batch goes the long way).
+      'appserver.data_message_state_events': [{ key: '802', error: true, reason: expect.stringMatching(/^SQLSTATE 23503: constraint message_state_events_message_id_messages_id_fk: /) }],
+    });
+    expect(report).toMatchObject({ ok: false, skippedForError: 2 });
+    expect(report.tables['appserver.data_messages']).toMatchObject({ read: 3, imported: 2 });
+    expect(report.tables['appserver.data_message_state_events']).toMatchObject({ read: 3, imported: 2 });
+    expect(await into.sql`select id::int from appserver.message_state_events order by id`).toEqual([{ id: 801 }, { id: 803 }]);
+    expect(await into.sql`select id::int from appserver.messages order by id`).toEqual([{ id: 701 }, { id: 703 }]);
+    expect(await into.sql`select source_table, source_key from import.imported_rows where source_table like 'data_message%' order by 1, 2`).toEqual([
+      { source_table: 'data_message_state_events', source_key: '801' }, { source_table: 'data_message_state_events', source_key: '803' },
+      { source_table: 'data_messages', source_key: '701' }, { source_table: 'data_messages', source_key: '703' },
+    ]);
+  });
+
+  it('batches written at once: of two messages with the same duplicate key, the first is imported and the second is a conflict', async () => {
+    const twice = await database('empty');
+    const into = await database('migrated');
+    opened.push(twice.sql, into.sql);
+    await twice.sql.unsafe(FIXTURE);
+    // 702 repeats 701 (the reference's duplicate rule's fields), 704 703, …; one row a batch, each
+    // batch written while the next is read: 702 must wait for 701's batch, however they are scheduled.
+    await twice.sql.unsafe(`
+      insert into projects (id, created_at, updated_at, project_id) values (100, '2021-01-01', '2021-01-01', 'study-a');
+      insert into users (id, created_at, updated_at, enrolment_date, fcm_token, subject_id, timezone, project_id, language)
+        values (300, '2021-01-01', '2021-01-01', '2021-01-01', 'fcm-a', 'sub-a', 'UTC', 100, 'en');
+      insert into notifications (id, created_at, updated_at, app_package, delivered, scheduled_time, source_id, source_type, title, ttl_seconds, type, validated, user_id)
+        select 700 + n, '2021-01-01', '2021-01-01', 'pkg', false, ${at(30)}, 's', 'aRMT', 'N ' || ((n + 1) / 2), 0, 't', false, 300
+        from generate_series(1, 40) n;
+    `);
+    const report = await importInto(into.url, twice.url, { batchSize: 1 });
+    const firsts = Array.from({ length: 20 }, (_, i) => 701 + 2 * i);
+    expect(skips(report)).toEqual({
+      'appserver.notifications': firsts.map((id) => ({
+        key: String(id + 1), error: true, reason: `conflict: row ${id} has the same key with different content here (--overwrite replaces it)`,
+      })),
+    });
+    expect(await into.sql`select id::int from appserver.messages order by id`).toEqual(firsts.map((id) => ({ id })));
+  });
+
   it('npm run import killed with SIGKILL half-way and run again equals one uninterrupted run', async () => {
     const killed = await database('migrated');
     const clean = await database('migrated');

@@ -92,7 +92,7 @@ async function fillSource(sql: Sql) {
     insert into source_metadata (id, attribute_key, attribute_value) values (1040, 'firmware', '1.2.3');
     insert into oauth_client_details values
       ('legacy-client', 'res_ManagementPortal,res_AppServer', '${javaBcrypt('legacy-secret')}', 'SUBJECT.READ,PROJECT.READ,MEASUREMENT.CREATE',
-       'password,refresh_token,client_credentials', null, null, 3600, 7200, '{"protected":"true","dynamic_registration":true}', 'true'),
+       'password,refresh_token,client_credentials', 'https://example.org/cb?a="b"&c=\\d{e}', null, 3600, 7200, '{"protected":"true","dynamic_registration":true}', 'true'),
       ('ManagementPortalapp', 'res_ManagementPortal', '', 'SUBJECT.READ', 'password,refresh_token', null, null, 14400, 259200, '{"protected":"true"}', null);
     insert into oauth_approvals ("userId", "clientId", scope, status, "expiresAt", "lastModifiedAt") values
       ('alice', 'legacy-client', 'SUBJECT.READ', 'APPROVED', now() + interval '30 days', '2022-02-02 12:00:00'),
@@ -267,7 +267,9 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     expect(await target.sql`select resource_ids, scope, authorized_grant_types, web_server_redirect_uri, access_token_validity, refresh_token_validity, additional_information, autoapprove
       from management.oauth_client_details where client_id = 'legacy-client'`).toEqual([{
       resource_ids: ['res_ManagementPortal', 'res_AppServer'], scope: ['SUBJECT.READ', 'PROJECT.READ', 'MEASUREMENT.CREATE'],
-      authorized_grant_types: ['password', 'refresh_token', 'client_credentials'], web_server_redirect_uri: [],
+      authorized_grant_types: ['password', 'refresh_token', 'client_credentials'],
+      // Quotes, a backslash and braces: an array literal's specials, carried as they are.
+      web_server_redirect_uri: ['https://example.org/cb?a="b"&c=\\d{e}'],
       access_token_validity: 3600, refresh_token_validity: 7200, additional_information: { protected: 'true', dynamic_registration: true }, autoapprove: ['true'],
     }]);
     expect(await target.sql`select token_name, persistent from management.meta_tokens`).toEqual([{ token_name: 'Persist1', persistent: true }]);
