@@ -284,12 +284,6 @@ export const refreshTokens = management.table('refresh_tokens', {
   expiresAt: timestamptz('expires_at').notNull(),
   usedAt: timestamptz('used_at'),
   revokedAt: timestamptz('revoked_at'),
-  /**
-   * SHA-256 (base64url) of the token's signing input (`header.payload`), when recorded by the
-   * grant that signed it: a refresh presenting exactly these bytes is this token, so the refresh
-   * grant's fast path checks it instead of the signature (oauth/grants/refresh-token.ts).
-   */
-  inputDigest: text('input_digest'),
 }, (t) => [
   index('refresh_tokens_family_id_idx').on(t.familyId),
   index('refresh_tokens_expires_at_idx').on(t.expiresAt),

@@ -73,7 +73,7 @@ export async function recordLegacyRefreshToken(
  * user (when there is one) exists and is activated. `rotated` says whether it matched.
  */
 export async function rotateRefreshToken(
-  db: Executor, jti: string, successor: Omit<RefreshTokenInsert, 'familyId' | 'parentJti'>, now: Date, presentedDigest: string | null,
+  db: Executor, jti: string, successor: Omit<RefreshTokenInsert, 'familyId' | 'parentJti'>, now: Date,
 ): Promise<{ rotated: boolean; user: UserWithRoles | undefined }> {
   const login = successor.userLogin ?? null;
   // The user's sub-selects see the data as it was before the statement, which is what the
@@ -83,8 +83,6 @@ export async function rotateRefreshToken(
     consumed as (
       update ${refreshTokens} set used_at = ${now.toISOString()}::timestamptz
       where jti = ${jti}::text and used_at is null and revoked_at is null
-        -- Given a digest (the token's signature unchecked), only the very token recorded matches.
-        and (${presentedDigest}::text is null or input_digest = ${presentedDigest}::text)
         and (${login}::text is null or exists (select 1 from u where u.activated))
         -- A successor recorded while its chain was being revoked escaped the revoking UPDATE (not
         -- in its snapshot); its revoked parent gives it away.
@@ -92,10 +90,10 @@ export async function rotateRefreshToken(
       returning family_id
     ),
     inserted as (
-      insert into ${refreshTokens} (jti, family_id, parent_jti, client_id, user_login, expires_at, input_digest)
+      insert into ${refreshTokens} (jti, family_id, parent_jti, client_id, user_login, expires_at)
       -- Typed parameters: a SELECT list does not take its types from the INSERT's columns.
       select ${successor.jti}::text, family_id, ${jti}::text, ${successor.clientId}::text, ${login}::text,
-        ${successor.expiresAt.toISOString()}::timestamptz, ${successor.inputDigest ?? null}::text from consumed
+        ${successor.expiresAt.toISOString()}::timestamptz from consumed
       returning family_id
     )
     select (select count(*) from inserted)::int as rotated, u.id, u.login, u.activated,

@@ -41,21 +41,6 @@ export type RotateResult = {
 };
 
 /**
- * The refresh grant's fast path, for a token whose signature is not checked: consumes `jti` (and
- * records `successor` and loads its user, as `rotate` does) only when its record holds `digest`,
- * the digest of the presented token's signing input. Only the very token recorded has it: the
- * digest stands in for the signature. Anything else (no digest recorded, another token with the
- * same `jti`, used, revoked, a refused user) changes nothing and gives undefined; the caller then
- * checks the signature and calls `rotate`, which sorts those cases out.
- */
-export async function rotateRecorded(
-  db: Database, jti: string, successor: Omit<RefreshTokenInsert, 'familyId' | 'parentJti'>, now: Date, digest: string,
-): Promise<RotateResult | undefined> {
-  const { rotated, user } = await rotateRefreshToken(db, jti, successor, now, digest);
-  return rotated ? { outcome: 'rotated', user } : undefined;
-}
-
-/**
  * Consumes `jti` and records `successor` (whose `familyId` and `parentJti` are set here), and
  * loads the successor's user (`successor.userLogin`) with roles and sources for its claims: all
  * in one statement. A token whose user is unknown or not activated is not consumed.
@@ -69,7 +54,7 @@ export async function rotate(
 ): Promise<RotateResult> {
   const login = successor.userLogin ?? null;
   // The common case in one round trip.
-  const { rotated, user } = await rotateRefreshToken(db, jti, successor, now, null);
+  const { rotated, user } = await rotateRefreshToken(db, jti, successor, now);
   if (rotated) return { outcome: 'rotated', user };
   if (login !== null && !user?.activated) {
     // A revoked token says so whatever its user's state: a deactivation revokes the user's chains,

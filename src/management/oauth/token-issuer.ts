@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { OAuthClient } from './clients/client-store.js';
 import { InvalidGrant } from './errors.js';
 import type { TokenResponseT } from './schemas.js';
-import { inputDigest, type Claims, type TokenSigner } from './token-signing.js';
+import type { Claims, TokenSigner } from './token-signing.js';
 
 /** The spring-security-oauth2 defaults when a client sets no validity `[lib]`. */
 export const DEFAULT_ACCESS_TOKEN_VALIDITY = 12 * 3600;
@@ -42,14 +42,7 @@ export interface IssueRequest {
 export interface IssuedTokens {
   body: TokenResponseT;
   accessClaims: Claims;
-  refresh?: { jti: string; expiresAt: Date; claims: Claims; inputDigest: string };
-}
-
-/** An issue under way: the refresh token's digest is known at once, before the signatures. */
-export interface PreparedTokens {
-  /** `inputDigest` of the refresh token's signing input (undefined without a refresh token). */
-  refreshDigest: string | undefined;
-  tokens: Promise<IssuedTokens>;
+  refresh?: { jti: string; expiresAt: Date; claims: Claims };
 }
 
 export const refreshValidity = (client: OAuthClient): number => client.refreshTokenValidity ?? DEFAULT_REFRESH_TOKEN_VALIDITY;
@@ -88,71 +81,62 @@ export function refuseClientTwin(client: OAuthClient, login: string): void {
 export interface TokenIssuer {
   /** @throws InvalidGrant for a user whose login is the client's id (every user grant passes here). */
   issue(request: IssueRequest): Promise<IssuedTokens>;
-  /**
-   * `issue`, with the refresh token's digest known before the signatures are: the refresh grant
-   * records it while they are made. @throws InvalidGrant as `issue` does (synchronously).
-   */
-  prepare(request: IssueRequest): PreparedTokens;
 }
 
 export function createTokenIssuer(deps: { signer: TokenSigner; issuer: string; now: () => number }): TokenIssuer {
-  function prepare({ client, grantType, scope, user, withRefreshToken, iat = Math.floor(deps.now() / 1000), refreshJti }: IssueRequest): PreparedTokens {
-    if (user) refuseClientTwin(client, user.login);
-    const accessValidity = client.accessTokenValidity ?? DEFAULT_ACCESS_TOKEN_VALIDITY;
-    const jti = newJti();
-    const claims: Claims = {};
-    if (client.resourceIds.length > 0) claims.aud = client.resourceIds;
-    if (user) {
-      claims.sub = user.login;
-      claims.sources = user.sources;
-      claims.user_name = user.login;
-      claims.roles = user.roles;
-      claims.authorities = user.authorities;
-    } else if (client.authorities.length > 0) {
-      claims.authorities = client.authorities;
-    }
-    claims.scope = scope;
-    claims.iss = deps.issuer;
-    claims.iat = iat;
-    claims.exp = iat + accessValidity;
-    claims.grant_type = grantType;
-    claims.client_id = client.clientId;
-    claims.jti = jti;
-    const accessToken = deps.signer.sign(claims);
-
-    const body: TokenResponseT = {
-      access_token: '',
-      token_type: 'bearer',
-      expires_in: accessValidity,
-      scope: scope.join(' '),
-      iat,
-      iss: deps.issuer,
-      grant_type: grantType,
-      jti,
-    };
-    if (user) {
-      body.sub = user.login;
-      body.sources = user.sources;
-      body.roles = user.roles;
-    }
-    if (!withRefreshToken) {
-      return { refreshDigest: undefined, tokens: accessToken.then((access) => ({ body: { ...body, access_token: access }, accessClaims: claims })) };
-    }
-    const exp = iat + refreshValidity(client);
-    const refreshClaims: Claims = { ...claims, exp, jti: refreshJti ?? newJti(), ati: jti };
-    const refreshInput = deps.signer.encode(refreshClaims);
-    const digest = inputDigest(refreshInput);
-    // Both signatures requested together: one message to the crypto worker.
-    const tokens = Promise.all([accessToken, deps.signer.signInput(refreshInput)]).then(([access, refreshToken]) => ({
-      body: { ...body, access_token: access, refresh_token: refreshToken },
-      accessClaims: claims,
-      refresh: { jti: refreshClaims.jti as string, expiresAt: new Date(exp * 1000), claims: refreshClaims, inputDigest: digest },
-    }));
-    return { refreshDigest: digest, tokens };
-  }
-
   return {
-    prepare,
-    issue: async (request) => prepare(request).tokens,
+    async issue({ client, grantType, scope, user, withRefreshToken, iat = Math.floor(deps.now() / 1000), refreshJti }) {
+      if (user) refuseClientTwin(client, user.login);
+      const accessValidity = client.accessTokenValidity ?? DEFAULT_ACCESS_TOKEN_VALIDITY;
+      const jti = newJti();
+      const claims: Claims = {};
+      if (client.resourceIds.length > 0) claims.aud = client.resourceIds;
+      if (user) {
+        claims.sub = user.login;
+        claims.sources = user.sources;
+        claims.user_name = user.login;
+        claims.roles = user.roles;
+        claims.authorities = user.authorities;
+      } else if (client.authorities.length > 0) {
+        claims.authorities = client.authorities;
+      }
+      claims.scope = scope;
+      claims.iss = deps.issuer;
+      claims.iat = iat;
+      claims.exp = iat + accessValidity;
+      claims.grant_type = grantType;
+      claims.client_id = client.clientId;
+      claims.jti = jti;
+      const accessToken = deps.signer.sign(claims);
+
+      const body: TokenResponseT = {
+        access_token: '',
+        token_type: 'bearer',
+        expires_in: accessValidity,
+        scope: scope.join(' '),
+        iat,
+        iss: deps.issuer,
+        grant_type: grantType,
+        jti,
+      };
+      if (user) {
+        body.sub = user.login;
+        body.sources = user.sources;
+        body.roles = user.roles;
+      }
+      let refresh: IssuedTokens['refresh'];
+      if (withRefreshToken) {
+        const exp = iat + refreshValidity(client);
+        const refreshClaims: Claims = { ...claims, exp, jti: refreshJti ?? newJti(), ati: jti };
+        // Both signatures requested together: one message to the crypto worker.
+        const [access, refreshToken] = await Promise.all([accessToken, deps.signer.sign(refreshClaims)]);
+        body.access_token = access;
+        body.refresh_token = refreshToken;
+        refresh = { jti: refreshClaims.jti as string, expiresAt: new Date(exp * 1000), claims: refreshClaims };
+      } else {
+        body.access_token = await accessToken;
+      }
+      return { body, accessClaims: claims, refresh };
+    },
   };
 }

@@ -81,6 +81,6 @@ export async function recordNewChain(deps: GrantDeps, issued: IssuedTokens, clie
   if (!issued.refresh) return;
   await recordRefreshToken(deps.db, {
     jti: issued.refresh.jti, familyId: issued.refresh.jti, parentJti: null, clientId: client.clientId,
-    userLogin: login ?? null, expiresAt: issued.refresh.expiresAt, inputDigest: issued.refresh.inputDigest,
+    userLogin: login ?? null, expiresAt: issued.refresh.expiresAt,
   });
 }

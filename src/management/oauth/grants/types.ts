@@ -5,7 +5,7 @@ import type { OAuthClient } from '../clients/client-store.js';
 import type { FormParams } from '../form-params.js';
 import type { TokenResponseT } from '../schemas.js';
 import type { TokenIssuer } from '../token-issuer.js';
-import type { TokenDecoder } from '../token-signing.js';
+import type { TokenVerifier } from '../token-signing.js';
 
 /** Token request parameters (form body and query string merged; the body wins). */
 export type TokenParams = FormParams;
@@ -14,7 +14,7 @@ export interface GrantDeps {
   db: Database;
   issuer: TokenIssuer;
   /** Checks presented tokens (the refresh grant's refresh token). */
-  verifier: TokenDecoder;
+  verifier: TokenVerifier;
   audit: AuditLog;
   /** Milliseconds since the epoch. */
   now: () => number;

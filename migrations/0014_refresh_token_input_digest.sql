@@ -1,1 +1,0 @@
-ALTER TABLE "management"."refresh_tokens" ADD COLUMN "input_digest" text;
