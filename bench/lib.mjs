@@ -112,7 +112,9 @@ export const machine = () => {
  */
 export async function startScript(script, path, ...args) {
   const port = await freePort();
-  const child = spawn(process.execPath, [fileURLToPath(new URL(script, import.meta.url)), String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_SCRIPT_NODE_ARGS: flags for these scripts' node (e.g. --cpu-prof, to profile a bound beside the service).
+  const nodeArgs = (process.env.BENCH_SCRIPT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL(script, import.meta.url)), String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     child.stdout.once('data', resolve);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening`)));
