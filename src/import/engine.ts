@@ -169,6 +169,9 @@ const rowsFrom = (columns: Array<[string, string]>, first: number) =>
 /** One array literal per column of `rows`; `column`'s values from `values` instead (no row copied to change one value). */
 const rowParams = (rows: Row[], columns: Array<[string, string]>, column?: string, values?: string[]) =>
   columns.map(([c, t]) => arrayLiteral(c === column ? values! : rows.map((r) => textOf(r[c], t))));
+/** `rowParams` of incoming rows with their source key as column `_key` (the lookups' `x._key`). */
+const keyedParams = (items: Incoming[], columns: Array<[string, string]>) =>
+  rowParams(items.map((i) => i.row), columns, '_key', items.map((i) => i.key));
 const colList = (columns: string[], prefix = '') => columns.map((c) => `${prefix}"${c}"`).join(', ');
 
 interface Incoming { key: string; row: Row; hash: string }
@@ -409,7 +412,7 @@ async function probeMatches(spec: TableSpec, tx: Tx, items: Incoming[]): Promise
   const found = await tx.unsafe<Array<{ _key: string }>>(
     `with x as materialized ${rowsFrom(cols, 1)}
      ${probe(idCond)}${spec.naturalKey ? ` union ${probe(spec.naturalKey)}` : ''}`,
-    rowParams(items.map((i) => i.row), cols, '_key', items.map((i) => i.key)) as never[],
+    keyedParams(items, cols) as never[],
   );
   return new Set(found.map((f) => String(f._key)));
 }
@@ -431,7 +434,7 @@ async function findMatches(spec: TableSpec, tx: Tx, all: Incoming[]): Promise<Ma
   const found = await tx.unsafe<Array<Omit<Match, 'target_key'> & { target_key: unknown }>>(
     `with x as materialized ${rowsFrom(cols, 1)}
      ${pick} ${from} on ${idCond}${spec.naturalKey ? ` union ${pick} ${from} on ${spec.naturalKey}` : ''}`,
-    rowParams(items.map((i) => i.row), cols, '_key', items.map((i) => i.key)) as never[],
+    keyedParams(items, cols) as never[],
   );
   for (const f of found) {
     const list = out.get(f.key) ?? [];

@@ -384,16 +384,23 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
     await expect(importInto(target.url, source.url, { history: '30 days' })).rejects.toThrow('--history: an ISO-8601 period such as P30D, got 30 days');
   });
 
-  it('a row the target refuses is skipped alone, with its reason, and the rest of its batch comes', async () => {
-    // The reference has no foreign key on a data message's user: one of an unknown user is refused here.
-    const orphan = await database('empty');
+  /** A reference source holding project 100 with user 300 and then `rows` (SQL), and a new target beside it. */
+  async function oneUserSourceAndTarget(rows: string) {
+    const source = await database('empty');
     const into = await database('migrated');
-    opened.push(orphan.sql, into.sql);
-    await orphan.sql.unsafe(FIXTURE);
-    await orphan.sql.unsafe(`
+    opened.push(source.sql, into.sql);
+    await source.sql.unsafe(FIXTURE);
+    await source.sql.unsafe(`
       insert into projects (id, created_at, updated_at, project_id) values (100, '2021-01-01', '2021-01-01', 'study-a');
       insert into users (id, created_at, updated_at, enrolment_date, fcm_token, subject_id, timezone, project_id, language)
         values (300, '2021-01-01', '2021-01-01', '2021-01-01', 'fcm-a', 'sub-a', 'UTC', 100, 'en');
+      ${rows}`);
+    return { source, into };
+  }
+
+  it('a row the target refuses is skipped alone, with its reason, and the rest of its batch comes', async () => {
+    // The reference has no foreign key on a data message's user: one of an unknown user is refused here.
+    const { source: orphan, into } = await oneUserSourceAndTarget(`
       insert into data_messages (id, created_at, updated_at, app_package, delivered, scheduled_time, source_id, source_type, ttl_seconds, validated, user_id)
         select 700 + n, '2021-01-01', '2021-01-01', 'pkg', false, ${at(30)}, 'data-' || n, 'aRMT', 0, false, case when n = 2 then 999 else 300 end
         from generate_series(1, 3) n;
@@ -417,16 +424,9 @@ describe.runIf(process.env.TEST_DATABASE_URL && onPostgres())('npm run import fr
   });
 
   it('batches written at once: of two messages with the same duplicate key, the first is imported and the second is a conflict', async () => {
-    const twice = await database('empty');
-    const into = await database('migrated');
-    opened.push(twice.sql, into.sql);
-    await twice.sql.unsafe(FIXTURE);
     // 702 repeats 701 (the reference's duplicate rule's fields), 704 703, …; one row a batch, each
     // batch written while the next is read: 702 must wait for 701's batch, however they are scheduled.
-    await twice.sql.unsafe(`
-      insert into projects (id, created_at, updated_at, project_id) values (100, '2021-01-01', '2021-01-01', 'study-a');
-      insert into users (id, created_at, updated_at, enrolment_date, fcm_token, subject_id, timezone, project_id, language)
-        values (300, '2021-01-01', '2021-01-01', '2021-01-01', 'fcm-a', 'sub-a', 'UTC', 100, 'en');
+    const { source: twice, into } = await oneUserSourceAndTarget(`
       insert into notifications (id, created_at, updated_at, app_package, delivered, scheduled_time, source_id, source_type, title, ttl_seconds, type, validated, user_id)
         select 700 + n, '2021-01-01', '2021-01-01', 'pkg', false, ${at(30)}, 's', 'aRMT', 'N ' || ((n + 1) / 2), 0, 't', false, 300
         from generate_series(1, 40) n;
